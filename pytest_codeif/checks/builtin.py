@@ -1,0 +1,37 @@
+"""Registers the checks that ship with pytest-codeif."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_codeif.checks.base import Check
+from pytest_codeif.checks.calls import CallsCheck
+from pytest_codeif.checks.construct import ConstructCheck
+from pytest_codeif.checks.imports import ImportsCheck
+from pytest_codeif.checks.mypy_types import MypyCheck
+from pytest_codeif.checks.registry import CheckRegistry
+from pytest_codeif.checks.ruff_rules import RuffCheck
+from pytest_codeif.checks.signature import SignatureCheck
+
+BUILTIN_CHECKS: tuple[type[Check], ...] = (
+    CallsCheck,
+    ConstructCheck,
+    ImportsCheck,
+    MypyCheck,
+    RuffCheck,
+    SignatureCheck,
+)
+
+
+def builtin_registry() -> CheckRegistry:
+    """A registry holding only the built-in checks (for docs and the shipped schema)."""
+    registry = CheckRegistry()
+    for check in BUILTIN_CHECKS:
+        registry.register(check)
+    return registry
+
+
+@pytest.hookimpl
+def pytest_codeif_register_checks(registry: CheckRegistry) -> None:
+    for check in BUILTIN_CHECKS:
+        registry.register(check)

@@ -1,0 +1,173 @@
+"""The `construct` check: language constructs that must (or must not) be used."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Final
+
+import libcst as cst
+
+from pytest_codeif.checks.base import Check, Finding, Sample
+from pytest_codeif.checks.structure import FunctionRef, functions, scopes, walk
+from pytest_codeif.engine.context import CheckContext
+
+_RULE = "construct"
+
+#: Construct name -> the libcst node types that are that construct.
+NODE_CONSTRUCTS: Final[dict[str, tuple[type[cst.CSTNode], ...]]] = {
+    "comprehension": (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp),
+    "list-comprehension": (cst.ListComp,),
+    "set-comprehension": (cst.SetComp,),
+    "dict-comprehension": (cst.DictComp,),
+    "generator-expression": (cst.GeneratorExp,),
+    "generator": (cst.Yield,),
+    "class": (cst.ClassDef,),
+    "decorator": (cst.Decorator,),
+    "context-manager": (cst.With,),
+    "lambda": (cst.Lambda,),
+    "try": (cst.Try, cst.TryStar),
+    "loop": (cst.For, cst.While),
+    "for-loop": (cst.For,),
+    "while-loop": (cst.While,),
+    "await": (cst.Await,),
+    "walrus": (cst.NamedExpr,),
+    "match": (cst.Match,),
+    "f-string": (cst.FormattedString,),
+    "global": (cst.Global,),
+    "nonlocal": (cst.Nonlocal,),
+    "raise": (cst.Raise,),
+    "assert": (cst.Assert,),
+}
+CONSTRUCTS: Final = ("recursion", "async-function", *NODE_CONSTRUCTS)
+_LIST = {"type": "array", "items": {"enum": list(CONSTRUCTS)}, "minItems": 1, "uniqueItems": True}
+
+
+def _callees(ref: FunctionRef, known: dict[str, FunctionRef]) -> set[str]:
+    """Qualified names of the known functions that `ref` calls directly."""
+    found: set[str] = set()
+    owner = ref.qualname.rsplit(".", 1)[0] if "." in ref.qualname else None
+    for node in walk(ref.node.body):
+        if not isinstance(node, cst.Call):
+            continue
+        names = ref.module.qualified(node.func)
+        func = node.func
+        # `self.helper()` inside a method calls the method of the same class.
+        if (
+            owner
+            and isinstance(func, cst.Attribute)
+            and isinstance(func.value, cst.Name)
+            and func.value.value in ("self", "cls")
+        ):
+            names = names | {f"{owner}.{func.attr.value}"}
+        found.update(n for n in names if n in known)
+    return found
+
+
+def recursive_functions(ctx: CheckContext) -> dict[str, FunctionRef]:
+    """Functions that call themselves, directly or through other functions (mutually)."""
+    known = {ref.qualname: ref for m in ctx.modules() for ref in functions(m)}
+    graph = {name: _callees(ref, known) for name, ref in known.items()}
+    recursive: dict[str, FunctionRef] = {}
+    for start in graph:
+        seen: set[str] = set()
+        stack = list(graph[start])
+        while stack:
+            current = stack.pop()
+            if current == start:
+                recursive[start] = known[start]
+                break
+            if current not in seen:
+                seen.add(current)
+                stack.extend(graph.get(current, ()))
+    return recursive
+
+
+class ConstructCheck(Check):
+    """The code uses (or avoids) language constructs: recursion, comprehensions, ...
+
+    Why: instructions ask for a shape, not only a result: "solve it recursively", "use a
+    list comprehension", "no while loops", "use a context manager". Recursion counts
+    direct and mutual recursion, and `self.method()` calls inside a class.
+
+    Options: `require`, `forbid` (lists, at least one, of: recursion, async-function,
+    comprehension, list-comprehension, set-comprehension, dict-comprehension,
+    generator-expression, generator (yield), class, decorator, context-manager, lambda,
+    try, loop, for-loop, while-loop, await, walrus, match, f-string, global, nonlocal,
+    raise, assert), `function` (only look inside this function).
+
+    Example:
+
+        - check: construct
+          function: fib
+          require: [recursion]
+          forbid: [loop]
+    """
+
+    name = "construct"
+    category = "Algorithm"
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "anyOf": [{"required": ["require"]}, {"required": ["forbid"]}],
+        "properties": {"require": _LIST, "forbid": _LIST, "function": {"type": "string"}},
+        "additionalProperties": False,
+    }
+    satisfied_by = (
+        Sample(
+            "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n",
+            {"function": "fib", "require": ["recursion"], "forbid": ["loop"]},
+        ),
+        Sample(
+            "def even(n):\n    return n == 0 or odd(n - 1)\n\n"
+            "def odd(n):\n    return n != 0 and even(n - 1)\n",
+            {"function": "even", "require": ["recursion"]},
+        ),
+        Sample("squares = [x * x for x in range(9)]\n", {"require": ["list-comprehension"]}),
+    )
+    violated_by = (
+        Sample(
+            "def fib(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n"
+            "    return a\n",
+            {"function": "fib", "require": ["recursion"]},
+        ),
+        Sample("while True:\n    break\n", {"forbid": ["loop"]}),
+        Sample("squares = list(map(lambda x: x * x, range(9)))\n", {"require": ["comprehension"]}),
+    )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        function = self.options.get("function")
+        places = scopes(ctx, function, _RULE)
+        if isinstance(places, Finding):
+            return [places]
+        scope_text = f"`{function}`" if function else "the code"
+        findings: list[Finding] = []
+        for construct in self.options.get("require", []):
+            if not self._sites(ctx, construct, places, function):
+                module, node = places[0]
+                line = module.line_of(node) if function else 1
+                findings.append(
+                    Finding(f"{scope_text} uses no {construct}, which is required", _RULE, module.relpath, line)
+                )
+        for construct in self.options.get("forbid", []):
+            findings.extend(
+                Finding(f"{scope_text} uses {construct}, which is forbidden", _RULE, path, line)
+                for path, line in self._sites(ctx, construct, places, function)
+            )
+        return findings
+
+    def _sites(
+        self, ctx: CheckContext, construct: str, places: list[tuple[Any, cst.CSTNode]], function: str | None
+    ) -> list[tuple[str, int]]:
+        if construct == "recursion":
+            recursive = recursive_functions(ctx)
+            refs = [r for r in recursive.values() if function is None or r.node is places[0][1]]
+            return [(r.module.relpath, r.line) for r in refs]
+        sites: list[tuple[str, int]] = []
+        for module, scope in places:
+            for node in walk(scope):
+                if construct == "async-function":
+                    hit = isinstance(node, cst.FunctionDef) and node.asynchronous is not None
+                else:
+                    hit = isinstance(node, NODE_CONSTRUCTS[construct])
+                if hit:
+                    sites.append((module.relpath, module.line_of(node)))
+        return sites

@@ -1,0 +1,106 @@
+"""The `imports` check: required modules are imported, forbidden ones are not."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import libcst as cst
+
+from pytest_codeif.checks.base import Check, Finding, Sample
+from pytest_codeif.checks.structure import code_of, walk
+from pytest_codeif.engine.context import CheckContext
+from pytest_codeif.engine.cst import ParsedModule
+
+_RULE = "imports"
+_DYNAMIC = frozenset({"builtins.__import__", "importlib.import_module"})
+_NAMES = {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z_][\\w.]*$"}}
+
+
+@dataclass(frozen=True)
+class ImportSite:
+    """A module imported somewhere: `from a.b import c` gives `a.b` and `a.b.c`."""
+
+    module: str
+    path: str
+    line: int
+
+
+def import_sites(module: ParsedModule) -> Iterator[ImportSite]:
+    """Every absolute import in `module`, including `__import__("x")` and
+    `importlib.import_module("x")` with a literal name (a common way round a rule)."""
+    for node in walk(module.tree):
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                yield ImportSite(code_of(alias.name), module.relpath, module.line_of(node))
+        elif isinstance(node, cst.ImportFrom) and not node.relative and node.module is not None:
+            base = code_of(node.module)
+            line = module.line_of(node)
+            yield ImportSite(base, module.relpath, line)
+            if not isinstance(node.names, cst.ImportStar):
+                for alias in node.names:
+                    yield ImportSite(f"{base}.{code_of(alias.name)}", module.relpath, line)
+        elif isinstance(node, cst.Call) and node.args and module.qualified(node) & _DYNAMIC:
+            first = node.args[0].value
+            if isinstance(first, cst.SimpleString) and isinstance(first.evaluated_value, str):
+                yield ImportSite(first.evaluated_value, module.relpath, module.line_of(node))
+
+
+def imports_module(site: str, wanted: str) -> bool:
+    """True when importing `site` imports `wanted` or something inside it."""
+    site, wanted = site.lower(), wanted.lower()
+    return site == wanted or site.startswith(wanted + ".")
+
+
+class ImportsCheck(Check):
+    """Required modules are imported and forbidden modules are not.
+
+    Why: instructions name libraries ("use numpy", "no third-party packages", "the route
+    handler must not import the database driver"). Submodules count for their package
+    (`from os import path` imports `os`); `__import__("x")` and
+    `importlib.import_module("x")` with a literal name count as imports. Names compare
+    case-insensitively; relative imports are the project's own and never match.
+
+    Options: `require` and `forbid`, lists of module names (at least one of them).
+
+    Example:
+
+        - check: imports
+          require: [functools]
+          forbid: [numpy, pandas]
+    """
+
+    name = "imports"
+    category = "Environment"
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "anyOf": [{"required": ["require"]}, {"required": ["forbid"]}],
+        "properties": {"require": _NAMES, "forbid": _NAMES},
+        "additionalProperties": False,
+    }
+    satisfied_by = (
+        Sample("from functools import lru_cache\n", {"require": ["functools"]}),
+        Sample("import collections.abc\n", {"forbid": ["numpy"], "require": ["collections"]}),
+    )
+    violated_by = (
+        Sample("import os\n", {"require": ["functools"]}),
+        Sample("import numpy as np\n", {"forbid": ["NumPy"]}),
+        Sample("m = __import__('sqlite3')\n", {"forbid": ["sqlite3"]}),
+    )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        sites = [site for module in ctx.modules() for site in import_sites(module)]
+        for wanted in self.options.get("require", []):
+            if not any(imports_module(s.module, wanted) for s in sites):
+                path = ctx.unit.files[0].relpath
+                yield Finding(f"module `{wanted}` is never imported", _RULE, path, 1)
+        for banned in self.options.get("forbid", []):
+            for site in sites:
+                if imports_module(site.module, banned):
+                    yield Finding(
+                        f"imports `{site.module}`, but `{banned}` is forbidden",
+                        _RULE,
+                        site.path,
+                        site.line,
+                    )

@@ -1,0 +1,86 @@
+"""The `mypy` check: mypy, with the task's flags, reports no (counted) error."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+from pytest_codeif.checks.base import Check, Finding, Sample, Undecidable
+from pytest_codeif.engine.context import CheckContext
+from pytest_codeif.engine.tools import MypyConfig, ToolConfig
+
+#: Flags that change what is checked; flags that touch files, caches, configs or the
+#: interpreter (e.g. --config-file, --python-executable, --install-types) are refused.
+_ALLOWED_FLAG = re.compile(
+    r"^--(strict(-[a-z-]+)?|disallow-[a-z-]+|warn-[a-z-]+|no-[a-z-]+|allow-[a-z-]+|"
+    r"check-untyped-defs|extra-checks|local-partial-types|implicit-[a-z-]+|"
+    r"ignore-missing-imports|(enable|disable)-error-code=[a-z-]+|"
+    r"always-(true|false)=[A-Za-z_]+|follow-imports=(normal|silent|skip|error))$"
+)
+
+
+class MypyCheck(Check):
+    """Mypy finds no type error (or none of the listed error codes).
+
+    Why: type correctness and declaration style (every function annotated, no implicit
+    `Any`) are what mypy decides. Mypy runs once per distinct set of flags over all the
+    code in the session, with its configuration taken only from the task.
+
+    Options: `strict` (bool), `flags` (mypy flags such as `--disallow-untyped-defs`,
+    `--disable-error-code=import-untyped`), `python-version` (e.g. "3.10"),
+    `error-codes` (count only these codes, e.g. `[arg-type, return-value]`).
+
+    Example:
+
+        - check: mypy
+          strict: true
+    """
+
+    name = "mypy"
+    category = "Code Quality"
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "properties": {
+            "strict": {"type": "boolean"},
+            "flags": {"type": "array", "items": {"type": "string", "pattern": "^--"}},
+            "python-version": {"type": "string", "pattern": "^3\\.[0-9]{1,2}$"},
+            "error-codes": {
+                "type": "array",
+                "items": {"type": "string", "pattern": "^[a-z][a-z-]*$"},
+                "minItems": 1,
+            },
+        },
+        "additionalProperties": False,
+    }
+    satisfied_by = (
+        Sample("def f(x: int) -> int:\n    return x + 1\n", {"strict": True}),
+        Sample("def f(x):\n    return x + 1\n", {}),
+    )
+    violated_by = (
+        Sample("def f(x):\n    return x + 1\n", {"strict": True}),
+        Sample("def f(x: int) -> str:\n    return x\n", {"error-codes": ["return-value"]}),
+    )
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        flags = set(options.get("flags", []))
+        for flag in flags:
+            if not _ALLOWED_FLAG.match(flag):
+                raise ValueError(f"mypy flag {flag!r} is not allowed here")
+        if options.get("strict"):
+            flags.add("--strict")
+        if "python-version" in options:
+            flags.add(f"--python-version={options['python-version']}")
+        self.config = MypyConfig(tuple(sorted(flags)))
+        self.codes = frozenset(options.get("error-codes", ()))
+
+    def tool_configs(self) -> Iterable[ToolConfig]:
+        return (self.config,)
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        findings = ctx.mypy(self.config)
+        broken = next((f for f in findings if f.rule == "syntax"), None)
+        if broken is not None:
+            raise Undecidable("syntax-error", f"{broken.path}:{broken.line}: {broken.message}")
+        return [f for f in findings if not self.codes or f.rule in self.codes]

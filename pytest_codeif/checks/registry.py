@@ -1,0 +1,62 @@
+"""The set of known checks, filled through the `pytest_codeif_register_checks` hook."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+
+import jsonschema
+
+from pytest_codeif.checks.base import Check
+
+_NAME = re.compile(r"^[a-z][a-z0-9-]*$")
+
+
+class CheckRegistrationError(Exception):
+    """A check class does not declare what every check must declare."""
+
+
+class CheckRegistry:
+    """Check classes by name, with "did you mean" for near misses."""
+
+    def __init__(self) -> None:
+        self._checks: dict[str, type[Check]] = {}
+
+    def register(self, check: type[Check]) -> None:
+        """Add `check`, after verifying its declarations; names must be unique."""
+        where = f"{check.__module__}.{check.__qualname__}"
+        name = getattr(check, "name", None)
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise CheckRegistrationError(f"{where}: `name` must match {_NAME.pattern}")
+        if not isinstance(getattr(check, "category", None), str):
+            raise CheckRegistrationError(f"{where}: `category` must be a string")
+        try:
+            jsonschema.Draft202012Validator.check_schema(dict(check.options_schema))
+        except jsonschema.SchemaError as exc:
+            raise CheckRegistrationError(f"{where}: invalid options_schema: {exc.message}") from None
+        if not check.satisfied_by or not check.violated_by:
+            raise CheckRegistrationError(
+                f"{where}: declare at least one sample in `satisfied_by` and in `violated_by`"
+            )
+        existing = self._checks.get(name)
+        if existing is not None and existing is not check:
+            raise CheckRegistrationError(
+                f"{where}: check name {name!r} is already taken by "
+                f"{existing.__module__}.{existing.__qualname__}"
+            )
+        self._checks[name] = check
+
+    def get(self, name: str) -> type[Check] | None:
+        return self._checks.get(name)
+
+    def suggest(self, name: str) -> str | None:
+        """The registered name closest to `name`, if any is close."""
+        close = difflib.get_close_matches(name, list(self._checks), n=1, cutoff=0.6)
+        return close[0] if close else None
+
+    def __iter__(self) -> Iterator[type[Check]]:
+        return iter(sorted(self._checks.values(), key=lambda c: c.name))
+
+    def __len__(self) -> int:
+        return len(self._checks)

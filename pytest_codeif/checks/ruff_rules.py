@@ -1,0 +1,124 @@
+"""The `ruff` check: selected ruff rules report nothing."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import subprocess
+from collections.abc import Iterable, Mapping
+from functools import cache
+from typing import Any, ClassVar
+
+from pytest_codeif.checks.base import Check, Finding, Sample, Undecidable
+from pytest_codeif.engine.context import CheckContext
+from pytest_codeif.engine.tools import RuffConfig, ToolConfig, ruff_binary
+
+_CODES = {"type": "array", "items": {"type": "string", "pattern": "^[A-Z]+[0-9]*$"}, "minItems": 1}
+_SCALAR = {"type": ["string", "number", "boolean"]}
+
+#: Option name -> ruff setting; everything else goes through `settings`.
+_SETTINGS: dict[str, str] = {
+    "select": "lint.select",
+    "ignore": "lint.ignore",
+    "line-length": "line-length",
+    "max-complexity": "lint.mccabe.max-complexity",
+    "convention": "lint.pydocstyle.convention",
+    "target-version": "target-version",
+    "preview": "preview",
+}
+
+
+@cache
+def known_rule_codes() -> frozenset[str]:
+    """Every rule code of the installed ruff (asked once per process)."""
+    out = subprocess.run(
+        [ruff_binary(), "rule", "--all", "--output-format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    return frozenset(str(rule["code"]) for rule in json.loads(out) if rule.get("code"))
+
+
+class RuffCheck(Check):
+    """Ruff reports nothing for the selected rules.
+
+    Why: ruff implements hundreds of rules (pycodestyle, pydocstyle, mccabe complexity,
+    pylint limits, naming, annotations...); this check runs ruff itself, once per distinct
+    configuration for the whole session, with only the settings the task gives: config
+    files and `# noqa` comments beside the code are ignored.
+
+    Options: `select` (required: rule codes or prefixes, e.g. `[E, W]`, `[C901]`),
+    `ignore`, `line-length`, `max-complexity`, `convention` (google, numpy, pep257),
+    `target-version` (e.g. py39), `preview`, and `settings` for any other ruff setting by
+    its dotted name (e.g. `lint.pylint.max-args: 3`).
+
+    Example:
+
+        - check: ruff
+          select: [C901]
+          max-complexity: 5
+    """
+
+    name = "ruff"
+    category = "Code Quality"
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "required": ["select"],
+        "properties": {
+            "select": _CODES,
+            "ignore": _CODES,
+            "line-length": {"type": "integer", "minimum": 1, "maximum": 320},
+            "max-complexity": {"type": "integer", "minimum": 0},
+            "convention": {"enum": ["google", "numpy", "pep257"]},
+            "target-version": {"type": "string", "pattern": "^py3[0-9]{1,2}$"},
+            "preview": {"type": "boolean"},
+            "settings": {
+                "type": "object",
+                "propertyNames": {"pattern": "^[a-z][a-z0-9-]*(\\.[a-z][a-z0-9-]*)*$"},
+                "additionalProperties": {
+                    "anyOf": [_SCALAR, {"type": "array", "items": _SCALAR}]
+                },
+            },
+        },
+        "additionalProperties": False,
+    }
+    satisfied_by = (
+        Sample("def f(x):\n    return x + 1\n", {"select": ["C901"], "max-complexity": 2}),
+        Sample("import os\n\nprint(os.sep)\n", {"select": ["F401"]}),
+    )
+    violated_by = (
+        Sample(
+            "def f(x):\n    if x:\n        if x > 1:\n            return 1\n    return 2\n",
+            {"select": ["C901"], "max-complexity": 1},
+        ),
+        Sample("import os  # noqa: F401\n", {"select": ["F"]}),
+    )
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        for key in ("select", "ignore"):
+            for code in options.get(key, ()):
+                _validate_selector(code)
+        settings = {_SETTINGS[k]: v for k, v in options.items() if k in _SETTINGS}
+        settings.update(options.get("settings", {}))
+        self.config = RuffConfig.from_mapping(settings)
+
+    def tool_configs(self) -> Iterable[ToolConfig]:
+        return (self.config,)
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        findings = ctx.ruff(self.config)
+        broken = next((f for f in findings if f.rule == "invalid-syntax"), None)
+        if broken is not None:
+            raise Undecidable("syntax-error", f"{broken.path}:{broken.line}: {broken.message}")
+        return findings
+
+
+def _validate_selector(code: str) -> None:
+    codes = known_rule_codes()
+    if code == "ALL" or any(c.startswith(code) for c in codes):
+        return
+    close = difflib.get_close_matches(code, sorted(codes), n=1, cutoff=0.5)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ValueError(f"{code!r} selects no ruff rule{hint}")

@@ -1,0 +1,98 @@
+"""Helpers shared by the libcst-based checks: find functions, walk nodes, name things."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import libcst as cst
+
+from pytest_codeif.checks.base import Finding, Undecidable
+from pytest_codeif.engine.context import CheckContext
+from pytest_codeif.engine.cst import ParsedModule
+
+_EMPTY = cst.Module([])
+
+
+def code_of(node: cst.CSTNode) -> str:
+    """The source text of `node`."""
+    return _EMPTY.code_for_node(node)
+
+
+@dataclass(frozen=True)
+class FunctionRef:
+    """A function definition and the module it is in; `qualname` like `Class.method`."""
+
+    module: ParsedModule
+    node: cst.FunctionDef
+    qualname: str
+
+    @property
+    def line(self) -> int:
+        return self.module.line_of(self.node)
+
+
+def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
+    """Every node below `node`, depth first, in source order."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
+
+
+def functions(module: ParsedModule) -> Iterator[FunctionRef]:
+    """Every function and method of `module` with its dotted qualified name."""
+
+    def visit(node: cst.CSTNode, prefix: str) -> Iterator[FunctionRef]:
+        for child in node.children:
+            if isinstance(child, cst.FunctionDef):
+                qual = f"{prefix}{child.name.value}"
+                yield FunctionRef(module, child, qual)
+                yield from visit(child.body, f"{qual}.<locals>.")
+            elif isinstance(child, cst.ClassDef):
+                yield from visit(child.body, f"{prefix}{child.name.value}.")
+            else:
+                yield from visit(child, prefix)
+
+    yield from visit(module.tree, "")
+
+
+def find_function(ctx: CheckContext, name: str) -> FunctionRef | None:
+    """The function called `name` (or `Class.method`), searched in every module."""
+    matches = [
+        ref
+        for module in ctx.modules()
+        for ref in functions(module)
+        if ref.qualname == name or ref.qualname.replace(".<locals>.", ".") == name
+    ]
+    if not matches and "." not in name:
+        matches = [
+            ref for m in ctx.modules() for ref in functions(m) if ref.node.name.value == name
+        ]
+    return matches[0] if matches else None
+
+
+def require_function(ctx: CheckContext, name: str, rule: str) -> FunctionRef | Finding:
+    """The function `name`, or a finding saying it was not found (with what was)."""
+    ref = find_function(ctx, name)
+    if ref is not None:
+        return ref
+    defined = sorted({r.qualname for m in ctx.modules() for r in functions(m)})
+    shown = ", ".join(defined[:10]) or "none"
+    path = ctx.unit.files[0].relpath if ctx.unit.files else None
+    return Finding(f"function `{name}` is not defined (functions found: {shown})", rule, path, 1)
+
+
+def scopes(ctx: CheckContext, function: str | None, rule: str) -> list[tuple[ParsedModule, cst.CSTNode]] | Finding:
+    """The nodes to search: the named function, or every module when `function` is None."""
+    if function is None:
+        return [(m, m.tree) for m in ctx.modules()]
+    found = require_function(ctx, function, rule)
+    if isinstance(found, Finding):
+        return found
+    return [(found.module, found.node)]
+
+
+def no_modules_error() -> Undecidable:
+    return Undecidable("no-code", "the unit has no Python modules")

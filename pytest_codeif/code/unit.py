@@ -1,0 +1,142 @@
+"""The code under evaluation as a set of source files, whatever form the task gave it in.
+
+Every file remembers where its lines came from (a real file, a YAML block, the lines of
+a model response), so a finding at `solution.py:3` is reported at `tasks.yaml:17`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Final
+
+from pytest_codeif.checks.base import Undecidable
+from pytest_codeif.code.extract import extract_python
+from pytest_codeif.taskfile.model import CodeSpec, Task
+
+#: Module name of code given inline, as a file or as a response.
+SINGLE_MODULE: Final = "solution"
+_SKIP_DIRS: Final = frozenset({"__pycache__", ".git", ".venv", "venv", ".mypy_cache", ".ruff_cache"})
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """One module of the code under evaluation."""
+
+    relpath: str  # POSIX path inside the unit, e.g. "solution.py" or "pkg/mod.py"
+    text: str
+    origin: Path  # the file the text was read from (for inline code: the task file)
+    line_origin: tuple[int, ...] | None = None  # origin line per line; None: the same line
+    approximate: bool = False  # True when lines can't be mapped exactly (folded YAML)
+
+    @property
+    def module(self) -> str:
+        parts = PurePosixPath(self.relpath).with_suffix("").parts
+        return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+    def origin_line(self, line: int | None) -> int | None:
+        """The line of `origin` that line `line` of this file came from."""
+        if line is None or self.line_origin is None:
+            return line
+        if not self.line_origin:
+            return None
+        return self.line_origin[min(max(line, 1), len(self.line_origin)) - 1]
+
+
+@dataclass(frozen=True)
+class CodeUnit:
+    """All modules of one task's code; `key` is stable across runs and machines."""
+
+    key: str
+    files: tuple[SourceFile, ...]
+    main_module: str | None
+    is_project: bool  # a directory of modules, not one module
+
+    def file(self, relpath: str) -> SourceFile | None:
+        return next((f for f in self.files if f.relpath == relpath), None)
+
+
+def unit_key(task: Task, rootdir: Path) -> str:
+    """A short identifier-safe key from the task's file (relative to rootdir) and id."""
+    try:
+        rel = task.path.relative_to(rootdir).as_posix()
+    except ValueError:
+        rel = task.path.as_posix()
+    return "u" + hashlib.sha256(f"{rel}::{task.id}".encode()).hexdigest()[:16]
+
+
+def load_unit(task: Task, rootdir: Path) -> CodeUnit:
+    """Read the task's code; raise `Undecidable` ("no-code", "missing-file"...) if none."""
+    key = unit_key(task, rootdir)
+    spec = task.code
+    if spec.kind == "directory":
+        files = _read_directory(task.path.parent / spec.value)
+        main = task.module or _only_top_module(files)
+        return CodeUnit(key, files, main, is_project=True)
+    if spec.kind == "file":
+        path = (task.path.parent / spec.value).resolve()
+        return CodeUnit(key, (_read_file(path, f"{SINGLE_MODULE}.py"),), SINGLE_MODULE, False)
+    source = _embedded(spec, task.path)
+    return CodeUnit(key, (source,), SINGLE_MODULE, is_project=False)
+
+
+def _embedded(spec: CodeSpec, task_path: Path) -> SourceFile:
+    """Inline code or a response: text plus the YAML line of each code line."""
+    mark = spec.mark
+    first = mark.line if mark else spec.location.line
+    exact = mark is not None and mark.style == "|"
+    # A literal block's text starts on the line after its `|` indicator.
+    base = first + 1 if exact else first
+    if spec.kind == "code":
+        if not spec.value.strip():
+            raise Undecidable("no-code", "the task's `code` is empty")
+        count = spec.value.count("\n") + 1
+        origin = tuple(base + i if exact else first for i in range(count))
+        return SourceFile(f"{SINGLE_MODULE}.py", spec.value, task_path, origin, not exact)
+    extracted = extract_python(spec.value)
+    if extracted is None:
+        raise Undecidable(
+            "no-code",
+            "the response has no fenced Python code block (```python ... ```)",
+        )
+    origin = tuple(base + line - 1 if exact else first for line in extracted.line_origin)
+    return SourceFile(f"{SINGLE_MODULE}.py", extracted.text, task_path, origin, not exact)
+
+
+def _read_file(path: Path, relpath: str) -> SourceFile:
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        raise Undecidable("missing-file", f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise Undecidable("syntax-error", f"{path} is not valid UTF-8") from None
+    if not text.strip():
+        raise Undecidable("no-code", f"{path} is empty")
+    return SourceFile(relpath, text, path)
+
+
+def _read_directory(root: Path) -> tuple[SourceFile, ...]:
+    found: list[SourceFile] = []
+    # os.walk does not follow directory symlinks, so a symlink loop cannot trap it.
+    for folder, dirs, names in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+        for name in sorted(names):
+            path = Path(folder, name)
+            if name.endswith(".py") and path.is_file():
+                rel = path.relative_to(root).as_posix()
+                try:
+                    found.append(_read_file(path, rel))
+                except Undecidable as exc:
+                    if exc.kind != "no-code":  # an empty __init__.py is normal
+                        raise
+                    found.append(SourceFile(rel, "", path))
+    if not any(f.text.strip() for f in found):
+        raise Undecidable("no-code", f"no Python code under {root}")
+    return tuple(found)
+
+
+def _only_top_module(files: tuple[SourceFile, ...]) -> str | None:
+    top = [f.module for f in files if "/" not in f.relpath]
+    return top[0] if len(top) == 1 else None

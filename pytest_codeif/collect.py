@@ -1,0 +1,177 @@
+"""Where a task file becomes pytest nodes: file -> task -> one item per constraint, plus
+one item for the task's functional tests. A bad file or task becomes one error item.
+
+Verdicts are reached in `setup` (so "could not decide" is reported by pytest as an
+error, counted apart from failures) and turned into a failure in `runtest`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from pytest_codeif.engine.engine import Verdict
+from pytest_codeif.errors import TaskFileError, format_key_path
+from pytest_codeif.functional.run import FunctionalOutcome, run_functional
+from pytest_codeif.report.records import (
+    Record,
+    constraint_record,
+    functional_record,
+    invalid_record,
+)
+from pytest_codeif.state import get_state
+from pytest_codeif.taskfile.model import ConstraintSpec, Task
+from pytest_codeif.taskfile.parse import parse_task_file
+from pytest_codeif.taskfile.yamlload import load_task_yaml
+
+FUNCTIONAL_ITEM = "tests"
+INVALID_FILE_ITEM = "invalid-task-file"
+
+
+class CodeifOutcome(Exception):
+    """Raised by items to report a violation or an undecidable check; its text is the
+    whole user-facing report (no traceback)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(text)
+        self.text = text
+
+
+class TaskFile(pytest.File):
+    """A `*.codeif.yaml` file."""
+
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        state = get_state(self.config)
+        try:
+            parsed = parse_task_file(load_task_yaml(self.path), state.registry)
+        except TaskFileError as exc:
+            yield InvalidTaskItem.from_parent(self, name=INVALID_FILE_ITEM, label="(file)", error=exc)
+            return
+        nodes: list[tuple[int, pytest.Item | pytest.Collector]] = []
+        for task in parsed.tasks:
+            nodes.append((task.location.line, TaskNode.from_parent(self, name=task.id, task=task)))
+        for label, error in parsed.errors:
+            item = InvalidTaskItem.from_parent(self, name=label, label=label, error=error)
+            nodes.append((error.location.line, item))
+        for _, node in sorted(nodes, key=lambda pair: pair[0]):
+            yield node
+
+
+class TaskNode(pytest.Collector):
+    """One task: its constraints and its functional tests."""
+
+    def __init__(self, *, task: Task, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.task = task
+
+    def collect(self) -> Iterator[pytest.Item]:
+        for constraint in self.task.constraints:
+            yield ConstraintItem.from_parent(self, name=constraint.id, task=self.task, constraint=constraint)
+        if self.task.has_tests:
+            yield FunctionalItem.from_parent(self, name=FUNCTIONAL_ITEM, task=self.task)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, self.task.location.line - 1, f"task {self.task.id}"
+
+
+class CodeifItem(pytest.Item):
+    """Common behaviour: verdict in setup, failure in runtest, a record for the report."""
+
+    record: Record | None = None
+
+    def _display_file(self) -> str:
+        return get_state(self.config).engine.display(self.path)
+
+    def _decide(self, verdict: Verdict, record: Record, what: str) -> None:
+        self.record = record
+        self.verdict = verdict
+        if verdict.status == "error":
+            raise CodeifOutcome(f"{what} could not be decided ({verdict.error_kind}): {verdict.error}")
+
+    def runtest(self) -> None:
+        if self.verdict.status == "violated":
+            raise CodeifOutcome(self.violation_text())
+
+    def violation_text(self) -> str:
+        return "\n".join(str(e) for e in self.verdict.evidence)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | Any:
+        if isinstance(excinfo.value, CodeifOutcome):
+            return excinfo.value.text
+        return super().repr_failure(excinfo)
+
+
+class ConstraintItem(CodeifItem):
+    """One constraint of one task."""
+
+    def __init__(self, *, task: Task, constraint: ConstraintSpec, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.task = task
+        self.constraint = constraint
+        self.add_marker("codeif")
+        self.extra_keyword_matches.update({constraint.check_name, constraint.category})
+        self.user_properties.append(("codeif_check", constraint.check_name))
+        self.user_properties.append(("codeif_category", constraint.category))
+
+    def setup(self) -> None:
+        engine = get_state(self.config).engine
+        verdict = engine.evaluate(self.task, self.constraint)
+        record = constraint_record(self.nodeid, self._display_file(), self.task, self.constraint, verdict)
+        self._decide(verdict, record, f"constraint {self.constraint.id!r} (check {self.constraint.check_name})")
+
+    def violation_text(self) -> str:
+        lines = [f"constraint {self.constraint.id!r} violated (check {self.constraint.check_name}):"]
+        lines += [f"  {e}" for e in self.verdict.evidence]
+        if self.constraint.message:
+            lines.append(f"what to do: {self.constraint.message}")
+        return "\n".join(lines)
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, self.constraint.location.line - 1, f"{self.task.id}::{self.constraint.id}"
+
+
+class FunctionalItem(CodeifItem):
+    """The functional tests of one task (call cases and pytest files)."""
+
+    def __init__(self, *, task: Task, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.task = task
+        self.add_marker("codeif")
+        self.extra_keyword_matches.add("functional")
+
+    def setup(self) -> None:
+        state = get_state(self.config)
+        self.outcome: FunctionalOutcome = run_functional(state.engine, self.task)
+        record = functional_record(self.nodeid, self._display_file(), self.task, self.outcome)
+        self._decide(self.outcome.verdict, record, "the functional tests")
+
+    def violation_text(self) -> str:
+        failed = len(self.verdict.evidence)
+        total = len(self.outcome.cases)
+        lines = [f"{failed} of {total} functional test case{'s' if total != 1 else ''} failed:"]
+        return "\n".join(lines + [f"  {e}" for e in self.verdict.evidence])
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, self.task.location.line - 1, f"{self.task.id}::{FUNCTIONAL_ITEM}"
+
+
+class InvalidTaskItem(CodeifItem):
+    """Stands for a task file, or a task, that could not be read: one clear error."""
+
+    def __init__(self, *, label: str, error: TaskFileError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.label = label
+        self.error = error
+
+    def setup(self) -> None:
+        self.record = invalid_record(self.nodeid, self._display_file(), self.label, self.error)
+        loc = self.error.location
+        raise CodeifOutcome(
+            f"invalid task file {self._display_file()}:{loc.line}: at {format_key_path(loc.key_path)}: "
+            f"{self.error.message}"
+        )
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, self.error.location.line - 1, f"invalid task: {self.label}"

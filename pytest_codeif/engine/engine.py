@@ -1,0 +1,191 @@
+"""The engine reaches verdicts: it loads each unit once, parses each file once, and runs
+ruff and mypy once per configuration over every unit planned for that configuration.
+
+Batches form lazily: `plan` records which units need which tool run (only for the
+items pytest selected), and the first item that needs a run triggers it for all.
+"""
+
+from __future__ import annotations
+
+import shutil
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_codeif.checks.base import ErrorKind, Finding, Status, Undecidable
+from pytest_codeif.code.unit import CodeUnit, SourceFile, load_unit
+from pytest_codeif.engine.context import CheckContext
+from pytest_codeif.engine.cst import ParsedModule
+from pytest_codeif.engine.tools import RuffConfig, ToolConfig, ToolRun, run_mypy, run_ruff
+from pytest_codeif.taskfile.model import ConstraintSpec, Task
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A finding located where the user can see it (task file line, real file line)."""
+
+    path: str
+    line: int | None
+    rule: str
+    message: str
+    column: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: [{self.rule}] {self.message}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Satisfied, violated (with evidence) or error (with its kind and a reason)."""
+
+    status: Status
+    evidence: tuple[Evidence, ...] = ()
+    error_kind: ErrorKind | None = None
+    error: str | None = None
+
+
+class Engine:
+    """Per-session caches and batches; one per pytest process (each xdist worker too)."""
+
+    def __init__(self, rootdir: Path, workdir: Path) -> None:
+        self.rootdir = rootdir
+        self.workdir = workdir.resolve()
+        self.units_dir = self.workdir / "units"
+        self._units: dict[tuple[Path, str], CodeUnit | Undecidable] = {}
+        self._parsed: dict[tuple[str, str], ParsedModule | Undecidable] = {}
+        self._staged: set[str] = set()
+        self._planned: dict[ToolConfig, dict[str, CodeUnit]] = {}
+        self._results: dict[tuple[ToolConfig, str], list[Finding] | Undecidable] = {}
+
+    # -- units and parses -------------------------------------------------------------
+    def unit(self, task: Task) -> CodeUnit:
+        """The task's code, read once; raises the cached `Undecidable` if there is none."""
+        key = (task.path, task.id)
+        if key not in self._units:
+            try:
+                self._units[key] = load_unit(task, self.rootdir)
+            except Undecidable as exc:
+                self._units[key] = exc
+        found = self._units[key]
+        if isinstance(found, Undecidable):
+            raise found
+        return found
+
+    def parsed(self, unit: CodeUnit, source: SourceFile) -> ParsedModule:
+        key = (unit.key, source.relpath)
+        if key not in self._parsed:
+            try:
+                self._parsed[key] = ParsedModule(source)
+            except Undecidable as exc:
+                self._parsed[key] = exc
+        found = self._parsed[key]
+        if isinstance(found, Undecidable):
+            raise found
+        return found
+
+    # -- batching ---------------------------------------------------------------------
+    def plan(self, task: Task, constraint: ConstraintSpec) -> None:
+        """Note the tool runs `constraint` will need, so one run serves every unit."""
+        try:
+            unit = self.unit(task)
+        except Undecidable:
+            return
+        for config in constraint.check.tool_configs():
+            self._planned.setdefault(config, {})[unit.key] = unit
+
+    def tool_findings(self, config: ToolConfig, unit: CodeUnit) -> list[Finding]:
+        """Findings of the `config` run for `unit`, running the whole batch if needed."""
+        if (config, unit.key) not in self._results:
+            batch = self._planned.setdefault(config, {})
+            batch[unit.key] = unit
+            pending = [u for k, u in batch.items() if (config, k) not in self._results]
+            self._run_batch(config, pending)
+        found = self._results[(config, unit.key)]
+        if isinstance(found, Undecidable):
+            raise found
+        return found
+
+    def _run_batch(self, config: ToolConfig, units: list[CodeUnit]) -> None:
+        for unit in units:
+            self._stage(unit)
+        if isinstance(config, RuffConfig):
+            files = [f"{u.key}/{f.relpath}" for u in units for f in u.files]
+            self._fan_out(config, units, run_ruff(config, self.units_dir, files), prefixed=True)
+            return
+        # Single modules share one mypy run: each sits in its own namespace package
+        # (`<key>/solution.py`), so module names never collide. A project imports its
+        # own top-level modules, so it gets a run rooted at its own folder.
+        singles = [u for u in units if not u.is_project]
+        if singles:
+            files = [f"{u.key}/{u.files[0].relpath}" for u in singles]
+            run = run_mypy(config, self.units_dir, files, self.workdir)
+            self._fan_out(config, singles, run, prefixed=True)
+        for project in (u for u in units if u.is_project):
+            root = self.units_dir / project.key
+            files = [f.relpath for f in project.files]
+            self._fan_out(config, [project], run_mypy(config, root, files, self.workdir), False)
+
+    def _fan_out(
+        self, config: ToolConfig, units: list[CodeUnit], run: ToolRun, prefixed: bool
+    ) -> None:
+        for unit in units:
+            if run.failure is not None:
+                self._results[(config, unit.key)] = Undecidable("checker-failure", run.failure)
+                continue
+            findings: list[Finding] = []
+            for source in unit.files:
+                path = f"{unit.key}/{source.relpath}" if prefixed else source.relpath
+                findings.extend(
+                    Finding(f.message, f.rule, source.relpath, f.line, f.column)
+                    for f in run.by_file.get(path, [])
+                )
+            self._results[(config, unit.key)] = findings
+
+    def _stage(self, unit: CodeUnit) -> None:
+        """Write the unit's files under the work dir, once, for the tools to read."""
+        if unit.key in self._staged:
+            return
+        for source in unit.files:
+            target = self.units_dir / unit.key / source.relpath
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(source.text, encoding="utf-8")
+        self._staged.add(unit.key)
+
+    # -- verdicts ---------------------------------------------------------------------
+    def evaluate(self, task: Task, constraint: ConstraintSpec) -> Verdict:
+        """The constraint's verdict; never raises for anything the code or a check does."""
+        try:
+            unit = self.unit(task)
+            findings = list(constraint.check.evaluate(CheckContext(self, unit)))
+        except Undecidable as exc:
+            return Verdict("error", error_kind=exc.kind, error=exc.message)
+        except Exception as exc:  # noqa: BLE001 - a broken check must not crash pytest
+            return Verdict("error", error_kind="checker-failure", error=_crash_text(constraint, exc))
+        if not findings:
+            return Verdict("satisfied")
+        return Verdict("violated", tuple(self.locate(unit, f) for f in findings))
+
+    def locate(self, unit: CodeUnit, finding: Finding) -> Evidence:
+        """Map a unit-relative finding to the file and line the user wrote."""
+        source = unit.file(finding.path) if finding.path else None
+        if source is None:
+            return Evidence(self.display(unit.files[0].origin), None, finding.rule, finding.message)
+        line = source.origin_line(finding.line)
+        column = finding.column if source.line_origin is None else None
+        return Evidence(self.display(source.origin), line, finding.rule, finding.message, column)
+
+    def display(self, path: Path) -> str:
+        try:
+            return path.relative_to(self.rootdir).as_posix()
+        except ValueError:
+            return path.as_posix()
+
+    def close(self) -> None:
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _crash_text(constraint: ConstraintSpec, exc: Exception) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    return f"check {constraint.check_name!r} crashed{where}: {type(exc).__name__}: {exc}"

@@ -1,0 +1,178 @@
+"""Ruff and mypy, each run once per distinct configuration over many code units.
+
+Configurations are plain hashable values, so the engine can group every unit that
+needs the same run. Both tools get their whole configuration from the task
+(`ruff --isolated`, `mypy --config-file` pointing at our own file): a `pyproject.toml`
+or `mypy.ini` planted beside the code changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from pytest_codeif.checks.base import Finding
+
+#: How long one batched tool run may take before it is reported as a checker failure.
+TOOL_TIMEOUT: Final = 600.0
+
+
+@dataclass(frozen=True)
+class RuffConfig:
+    """Ruff settings as sorted (dotted key, JSON value) pairs, e.g. ("lint.select", '["E"]')."""
+
+    settings: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def from_mapping(cls, settings: Mapping[str, Any]) -> RuffConfig:
+        return cls(tuple(sorted((k, json.dumps(v)) for k, v in settings.items())))
+
+
+@dataclass(frozen=True)
+class MypyConfig:
+    """Mypy command-line flags, in a canonical order."""
+
+    flags: tuple[str, ...]
+
+
+ToolConfig = RuffConfig | MypyConfig
+
+
+@dataclass(frozen=True)
+class ToolRun:
+    """Diagnostics of one batched run, keyed by file path relative to the run's root."""
+
+    by_file: dict[str, list[Finding]]
+    failure: str | None = None  # the tool crashed or timed out: no verdict for anyone
+
+
+def tool_versions() -> dict[str, str]:
+    """Versions of ruff and mypy, for the JSON report (cheap: no subprocess)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found: dict[str, str] = {}
+    for name in ("ruff", "mypy", "libcst", "pytest"):
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = "not installed"
+    return found
+
+
+def ruff_binary() -> str:
+    from ruff.__main__ import find_ruff_bin
+
+    return str(find_ruff_bin())
+
+
+def run_ruff(config: RuffConfig, root: Path, files: Sequence[str]) -> ToolRun:
+    """Run ruff once on `files` (relative to `root`) with only `config`'s settings."""
+    cmd = [ruff_binary(), "check", "--isolated", "--no-cache", "--ignore-noqa"]
+    cmd += ["--output-format", "json-lines", "--exit-zero", "--no-fix", "--quiet"]
+    for key, value in config.settings:
+        cmd += ["--config", f"{key} = {value}"]
+    cmd += ["--", *files]
+    proc = _run(cmd, root)
+    if isinstance(proc, str):
+        return ToolRun({}, proc)
+    if proc.returncode != 0:
+        return ToolRun({}, f"ruff exited with {proc.returncode}: {_tail(proc.stderr)}")
+    by_file: dict[str, list[Finding]] = {}
+    for line in proc.stdout.splitlines():
+        if not line.strip():
+            continue
+        item = json.loads(line)
+        path = _relative(item["filename"], root)
+        loc = item.get("location") or {}
+        rule = item.get("code") or "invalid-syntax"
+        by_file.setdefault(path, []).append(
+            Finding(item["message"], rule, path, loc.get("row"), loc.get("column"))
+        )
+    return ToolRun(by_file)
+
+
+def run_mypy(config: MypyConfig, root: Path, files: Sequence[str], workdir: Path) -> ToolRun:
+    """Run mypy once on `files` (relative to `root`), configured by `config` alone.
+
+    Our own empty config file is passed explicitly so that mypy never looks for one
+    beside the code; its cache lives in `workdir`.
+    """
+    ini = workdir / "mypy.ini"
+    if not ini.exists():
+        ini.write_text("[mypy]\n", encoding="utf-8")
+    cache_dir = workdir / "mypy-cache"
+    cmd = [sys.executable, "-m", "mypy", f"--config-file={ini}", f"--cache-dir={cache_dir}"]
+    cmd += ["--output=json", "--no-error-summary", "--explicit-package-bases"]
+    cmd += ["--show-column-numbers", *config.flags, "--", *files]
+    env = {**_base_env(), "MYPYPATH": str(root)}
+    proc = _run(cmd, root, env)
+    if isinstance(proc, str):
+        return ToolRun({}, proc)
+    by_file: dict[str, list[Finding]] = {}
+    crashed = proc.returncode not in (0, 1)
+    for line in proc.stdout.splitlines():
+        if not line.startswith("{"):
+            continue
+        item = json.loads(line)
+        if item.get("severity") != "error":
+            continue
+        path = _relative(item["file"], root)
+        message = item["message"] + (f" ({item['hint']})" if item.get("hint") else "")
+        column = item.get("column")
+        by_file.setdefault(path, []).append(
+            Finding(
+                message,
+                item.get("code") or "mypy",
+                path,
+                item.get("line"),
+                column + 1 if isinstance(column, int) and column >= 0 else None,
+            )
+        )
+    if crashed and not by_file:
+        return ToolRun({}, f"mypy exited with {proc.returncode}: {_tail(proc.stderr or proc.stdout)}")
+    return ToolRun(by_file)
+
+
+def _base_env() -> dict[str, str]:
+    keep = ("PATH", "HOME", "LANG", "LC_ALL", "SYSTEMROOT", "TMPDIR")
+    return {k: v for k, v in os.environ.items() if k in keep}
+
+
+def _run(
+    cmd: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str] | str:
+    try:
+        return subprocess.run(
+            cmd,
+            cwd=cwd,
+            env=env or _base_env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=TOOL_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return f"{Path(cmd[0]).name} did not finish within {TOOL_TIMEOUT:.0f} s"
+    except OSError as exc:
+        return f"cannot start {cmd[0]}: {exc.strerror}"
+
+
+def _relative(filename: str, root: Path) -> str:
+    path = Path(filename)
+    if path.is_absolute():
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            return path.as_posix()
+    return path.as_posix()
+
+
+def _tail(text: str, lines: int = 5) -> str:
+    return " | ".join(text.strip().splitlines()[-lines:]) or "(no output)"

@@ -1,0 +1,99 @@
+"""Child-side harness: import the code under evaluation, run the call cases, and write each
+result as one JSON line. Runs in a separate process; uses the standard library only.
+
+Values are encoded by their exact type (`type(x) is int`, never `isinstance`), so a
+subclass with a patched `__eq__`, or any object that is not plain data, is reported as
+unsupported instead of reaching the comparison. Expected values are never sent here:
+the parent process compares.
+
+Usage: python -I harness.py REQUEST.json RESULT.jsonl
+"""
+
+import importlib
+import json
+import math
+import sys
+
+MAX_DEPTH = 50
+MAX_ITEMS = 100_000
+
+
+class _TooBig(Exception):
+    pass
+
+
+def encode(value, depth=0, budget=None):
+    """Plain, tagged JSON for `value`; anything else becomes {"$unsupported": type}."""
+    budget = budget if budget is not None else [MAX_ITEMS]
+    budget[0] -= 1
+    if budget[0] < 0 or depth > MAX_DEPTH:
+        raise _TooBig()
+    kind = type(value)
+    if value is None or kind is bool or kind is int or kind is str:
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else {"$float": repr(value)}
+    if kind is list:
+        return [encode(v, depth + 1, budget) for v in value]
+    if kind is tuple:
+        return {"$tuple": [encode(v, depth + 1, budget) for v in value]}
+    if kind is set or kind is frozenset:
+        return {"$set": [encode(v, depth + 1, budget) for v in value]}
+    if kind is dict:
+        return {"$dict": [[encode(k, depth + 1, budget), encode(v, depth + 1, budget)] for k, v in value.items()]}
+    if kind is bytes:
+        return {"$bytes": value.hex()}
+    return {"$unsupported": kind.__module__ + "." + kind.__qualname__}
+
+
+def _safe_text(exc):
+    try:
+        return str(exc)[:500]
+    except BaseException:  # a hostile __str__ must not stop the harness
+        return "(message unavailable)"
+
+
+def _exception_names(exc):
+    names = []
+    for cls in type(exc).__mro__:
+        names.append(cls.__name__)
+    return names
+
+
+def main():
+    with open(sys.argv[1], encoding="utf-8") as handle:
+        request = json.load(handle)
+    out = open(sys.argv[2], "w", encoding="utf-8")  # opened before any foreign code runs
+
+    def emit(record):
+        out.write(json.dumps(record) + "\n")
+        out.flush()
+
+    sys.path.insert(0, request["root"])
+    try:
+        module = importlib.import_module(request["module"])
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt included
+        emit({"import_error": type(exc).__name__, "message": _safe_text(exc)})
+        return
+    emit({"imported": True})
+    namespace = vars(module)
+    for index, case in enumerate(request["cases"]):
+        try:
+            if case.get("expression") is not None:
+                value = eval(case["expression"], namespace)  # the case text is the task's own
+            else:
+                value = getattr(module, case["function"])(*case["args"], **case["kwargs"])
+        except BaseException as exc:
+            emit({"case": index, "raised": _exception_names(exc), "message": _safe_text(exc)})
+            continue
+        try:
+            emit({"case": index, "value": encode(value)})
+        except _TooBig:
+            emit({"case": index, "value": {"$unsupported": "a value too large or deep to compare"}})
+        except BaseException as exc:
+            emit({"case": index, "value": {"$unsupported": "unencodable: " + _safe_text(exc)}})
+    emit({"done": True})
+
+
+if __name__ == "__main__":
+    main()

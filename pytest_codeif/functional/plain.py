@@ -1,0 +1,104 @@
+"""Decode the harness's tagged values and compare them with expected values, in the
+trusted process. Only plain data exists here: no object from the code under evaluation.
+
+Comparison rules (YAML has no tuples or sets): a tuple equals a list with equal items; a
+set equals a list holding the same items in any order; ints and floats compare by value
+(`approx` gives an absolute tolerance); booleans equal only booleans; dict keys compare
+by their text, since YAML task files write keys as strings.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+
+class Unsupported:
+    """A value the harness could not express as plain data (an object, a subclass...)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+
+    def __repr__(self) -> str:
+        return f"<{self.what}>"
+
+
+def decode(value: Any) -> Any:
+    """Turn the harness's tagged JSON back into Python values (tuples, sets, dicts)."""
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "$tuple" in value:
+        return tuple(decode(v) for v in value["$tuple"])
+    if "$set" in value:
+        return _FrozenList(decode(v) for v in value["$set"])
+    if "$dict" in value:
+        return {_key(decode(k)): decode(v) for k, v in value["$dict"]}
+    if "$float" in value:
+        return float(value["$float"])
+    if "$bytes" in value:
+        return bytes.fromhex(value["$bytes"])
+    return Unsupported(str(value.get("$unsupported", "unknown value")))
+
+
+class _FrozenList(list[Any]):
+    """A decoded set: kept as a list (items may be unhashable lists), compared unordered."""
+
+    def __repr__(self) -> str:
+        return "{" + ", ".join(map(repr, self)) + "}" if self else "set()"
+
+
+def _key(key: Any) -> Any:
+    try:
+        hash(key)
+    except TypeError:
+        return repr(key)
+    return key
+
+
+def plain_equal(actual: Any, expected: Any, approx: float | None = None) -> bool:
+    """True when `actual` (decoded) matches `expected` (from the task file)."""
+    if isinstance(actual, Unsupported):
+        return False
+    if isinstance(actual, bool) or isinstance(expected, bool):
+        return type(actual) is type(expected) and actual == expected
+    if isinstance(actual, (int, float)) and isinstance(expected, (int, float)):
+        if approx is not None:
+            return abs(actual - expected) <= approx
+        if isinstance(actual, float) and isinstance(expected, float) and math.isnan(actual):
+            return math.isnan(expected)
+        return actual == expected
+    if isinstance(actual, _FrozenList) and isinstance(expected, list):
+        return _same_items(list(actual), expected, approx)
+    if isinstance(actual, (list, tuple)) and isinstance(expected, list):
+        return len(actual) == len(expected) and all(
+            plain_equal(a, e, approx) for a, e in zip(actual, expected, strict=True)
+        )
+    if isinstance(actual, dict) and isinstance(expected, dict):
+        keyed = {str(k): v for k, v in actual.items()}
+        wanted = {str(k): v for k, v in expected.items()}
+        return keyed.keys() == wanted.keys() and all(
+            plain_equal(keyed[k], wanted[k], approx) for k in keyed
+        )
+    if type(actual) in (str, bytes, type(None)):
+        return type(actual) is type(expected) and actual == expected
+    return False
+
+
+def _same_items(actual: list[Any], expected: list[Any], approx: float | None) -> bool:
+    if len(actual) != len(expected):
+        return False
+    remaining = list(actual)
+    for item in expected:
+        match = next((i for i, a in enumerate(remaining) if plain_equal(a, item, approx)), None)
+        if match is None:
+            return False
+        remaining.pop(match)
+    return True
+
+
+def show(value: Any, limit: int = 200) -> str:
+    """A short repr for messages."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,241 @@
+"""Run a task's functional tests in a sandboxed process and reach one verdict.
+
+Call cases run in one child process per task (the harness); a pytest file runs in a
+child pytest. Results come back as JSON lines and are compared here, in the trusted
+process. A case with no reported result (crash, timeout, deleted test) never passes.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, Literal
+
+import libcst as cst
+
+from pytest_codeif.checks.base import Undecidable
+from pytest_codeif.code.unit import CodeUnit
+from pytest_codeif.engine.engine import Engine, Evidence, Verdict
+from pytest_codeif.functional.plain import Unsupported, decode, plain_equal, show
+from pytest_codeif.sandbox.process import Limits, RunResult, run_python
+from pytest_codeif.taskfile.model import CallCase, PytestCase, Task
+
+HARNESS: Final = Path(__file__).with_name("harness.py")
+MAX_RESULT_LINES: Final = 100_000
+
+CaseStatus = Literal["passed", "failed", "error"]
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One case's outcome; `line` is the case's line in the task file."""
+
+    label: str
+    status: CaseStatus
+    message: str
+    line: int
+
+
+@dataclass(frozen=True)
+class FunctionalOutcome:
+    """The functional verdict of a task, with each case's result."""
+
+    verdict: Verdict
+    cases: tuple[CaseResult, ...]
+
+
+def run_functional(engine: Engine, task: Task) -> FunctionalOutcome:
+    """Run every call case and pytest file of `task`; never raises for the code's sake."""
+    try:
+        unit = engine.unit(task)
+        for source in unit.files:
+            engine.parsed(unit, source)  # a syntax error is undecidable, not a failure
+    except Undecidable as exc:
+        return FunctionalOutcome(Verdict("error", error_kind=exc.kind, error=exc.message), ())
+    cases: list[CaseResult] = []
+    if task.calls:
+        cases.extend(_run_calls(engine, task, unit))
+    for index, case in enumerate(task.pytest_files):
+        cases.extend(_run_pytest_file(engine, task, unit, case, index))
+    return FunctionalOutcome(_verdict(engine, task, cases), tuple(cases))
+
+
+def _verdict(engine: Engine, task: Task, cases: list[CaseResult]) -> Verdict:
+    shown = engine.display(task.path)
+    errors = [c for c in cases if c.status == "error"]
+    failed = [c for c in cases if c.status == "failed"]
+    if failed:
+        evidence = tuple(Evidence(shown, c.line, "test", f"{c.label}: {c.message}") for c in failed)
+        return Verdict("violated", evidence)
+    if errors:
+        kind = "timeout" if any("timed out" in c.message for c in errors) else "crash"
+        return Verdict("error", error_kind=kind, error=f"{errors[0].label}: {errors[0].message}")
+    return Verdict("satisfied")
+
+
+def _scratch(engine: Engine, unit: CodeUnit, name: str) -> tuple[Path, Path]:
+    """A fresh code folder (a copy of the unit) and an io folder for one run."""
+    base = engine.workdir / "runs" / unit.key / name
+    shutil.rmtree(base, ignore_errors=True)
+    code, io = base / "code", base / "io"
+    for source in unit.files:
+        target = code / source.relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(source.text, encoding="utf-8")
+    io.mkdir(parents=True)
+    return code, io
+
+
+def _read_lines(path: Path) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = []
+    if not path.exists():
+        return records
+    with path.open(encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle):
+            if number >= MAX_RESULT_LINES:
+                break
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue  # a torn last line from a killed process
+            if isinstance(record, dict):
+                records.append(record)
+    return records
+
+
+def _ended(run: RunResult, timeout: float) -> tuple[CaseStatus, str]:
+    """Why a case has no result: how the process ended."""
+    if run.timed_out:
+        return "error", f"timed out after {timeout:g} s before this case reported a result"
+    return "error", (
+        f"the process ended (exit code {run.returncode}) before this case reported a result"
+        + (f"; stderr: {run.stderr.strip()[-300:]}" if run.stderr.strip() else "")
+    )
+
+
+def _run_calls(engine: Engine, task: Task, unit: CodeUnit) -> list[CaseResult]:
+    labels = [(c.label, c.location.line) for c in task.calls]
+    module = unit.main_module
+    if module is None:
+        message = "the project has several top-level modules; set the task's `module`"
+        return [CaseResult(label, "error", message, line) for label, line in labels]
+    code, io = _scratch(engine, unit, "calls")
+    request = {
+        "root": str(code),
+        "module": module,
+        "cases": [
+            {"expression": c.expression, "function": c.function, "args": c.args, "kwargs": c.kwargs}
+            for c in task.calls
+        ],
+    }
+    (io / "request.json").write_text(json.dumps(request), encoding="utf-8")
+    run = run_python(
+        [str(HARNESS), str(io / "request.json"), str(io / "result.jsonl")],
+        code,
+        io,
+        Limits(timeout=task.timeout),
+    )
+    records = _read_lines(io / "result.jsonl")
+    failed_import = next((r for r in records if "import_error" in r), None)
+    if failed_import is not None:
+        message = f"importing `{module}` raised {failed_import['import_error']}: {failed_import.get('message', '')}"
+        return [CaseResult(label, "failed", message, line) for label, line in labels]
+    by_case = {r["case"]: r for r in records if isinstance(r.get("case"), int)}
+    results = []
+    for index, case in enumerate(task.calls):
+        record = by_case.get(index)
+        if record is None:
+            status, message = _ended(run, task.timeout)
+        else:
+            status, message = _judge(case, record)
+        results.append(CaseResult(case.label, status, message, case.location.line))
+    return results
+
+
+def _judge(case: CallCase, record: dict[str, Any]) -> tuple[CaseStatus, str]:
+    """Compare one harness record with what the case expects."""
+    if "raised" in record:
+        names = [str(n) for n in record["raised"]] if isinstance(record["raised"], list) else []
+        raised = names[0] if names else "an exception"
+        if case.raises is not None and case.raises in names:
+            return "passed", f"raised {raised}"
+        expected = f"expected {case.raises}" if case.raises else f"expected {show(case.expect)}"
+        return "failed", f"{expected}, but it raised {raised}: {record.get('message', '')}"
+    actual = decode(record.get("value"))
+    if case.raises is not None:
+        return "failed", f"expected {case.raises} to be raised, but it returned {show(actual)}"
+    if isinstance(actual, Unsupported):
+        return "failed", (
+            f"expected {show(case.expect)}, but it returned {actual.what}, "
+            "which is not plain data (int, float, str, bool, None, list, tuple, dict, set)"
+        )
+    if plain_equal(actual, case.expect, case.approx):
+        return "passed", ""
+    return "failed", f"expected {show(case.expect)}, got {show(actual)}"
+
+
+def expected_test_names(path: Path) -> list[str]:
+    """Test functions a pytest file defines (`test_x`, `TestC::test_y`), found by parsing
+    it, never importing it: each must report a result."""
+    try:
+        tree = cst.parse_module(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, cst.ParserSyntaxError):
+        return []
+    names: list[str] = []
+    for stmt in tree.body:
+        if isinstance(stmt, cst.FunctionDef) and stmt.name.value.startswith("test"):
+            names.append(stmt.name.value)
+        elif isinstance(stmt, cst.ClassDef) and stmt.name.value.startswith("Test"):
+            names.extend(
+                f"{stmt.name.value}::{item.name.value}"
+                for item in stmt.body.body
+                if isinstance(item, cst.FunctionDef) and item.name.value.startswith("test")
+            )
+    return names
+
+
+def _run_pytest_file(
+    engine: Engine, task: Task, unit: CodeUnit, case: PytestCase, index: int
+) -> list[CaseResult]:
+    code, io = _scratch(engine, unit, f"pytest-{index}")
+    test_name = f"test_codeif_{index}_{case.path.name}"
+    if not test_name.endswith(".py"):
+        test_name += ".py"
+    shutil.copyfile(case.path, code / test_name)
+    ini = io / "pytest.ini"
+    ini.write_text("[pytest]\n", encoding="utf-8")
+    report = io / "report.jsonl"
+    args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--noconftest", "-c", str(ini)]
+    args += ["--rootdir", str(code), "-p", "pytest_codeif.functional.child_report"]
+    args += [f"--codeif-child-report={report}", test_name]
+    # Plugins installed on the host stay out of the child: its outcome is the test's own.
+    no_plugins = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    run = run_python(args, code, io, Limits(timeout=task.timeout), no_plugins)
+    records = _read_lines(report)
+    line = case.location.line
+    results: list[CaseResult] = []
+    reported: set[str] = set()
+    for record in records:
+        nodeid = str(record.get("nodeid", ""))
+        name = nodeid.split("::", 1)[1] if "::" in nodeid else nodeid
+        reported.add(name.split("[", 1)[0])
+        outcome = record.get("outcome")
+        label = f"{case.label}::{name}"
+        if outcome == "passed":
+            results.append(CaseResult(label, "passed", "", line))
+        else:
+            message = f"{outcome}: {str(record.get('message', ''))[-500:]}"
+            results.append(CaseResult(label, "failed", message, line))
+    for name in expected_test_names(case.path):
+        if name not in reported:
+            status, message = _ended(run, task.timeout) if run.timed_out else (
+                "failed",
+                "the test did not report a result (deleted, renamed or never run)",
+            )
+            results.append(CaseResult(f"{case.label}::{name}", status, message, line))
+    if not results:
+        status, message = _ended(run, task.timeout)
+        results.append(CaseResult(case.label, status, message, line))
+    return results

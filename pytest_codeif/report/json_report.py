@@ -1,0 +1,81 @@
+"""The JSON report: every outcome with its evidence, the aggregates and tool versions.
+
+Its shape is `report.schema.json` in this package. It is written atomically (a temporary
+file renamed over the target), so a reader never sees half a report.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import tempfile
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any, Final
+
+from pytest_codeif.report.records import Record
+from pytest_codeif.report.summary import summarize
+
+SCHEMA_PATH: Final = Path(__file__).with_name("report.schema.json")
+_TASK_KEYS: Final = ("file", "task", "metadata")
+
+
+def build_report(records: Iterable[Record], *, complete: bool, exit_status: int, versions: dict[str, str]) -> dict[str, Any]:
+    """The report as plain data; records are ordered by node id, so order of arrival
+    (which varies with pytest-xdist) never shows."""
+    ordered = sorted(records, key=lambda r: str(r["nodeid"]))
+    tasks: dict[tuple[str, str], dict[str, Any]] = {}
+    invalid: list[Record] = []
+    for record in ordered:
+        if record["kind"] == "invalid":
+            invalid.append(record)
+            continue
+        key = (record["file"], record["task"])
+        task = tasks.setdefault(
+            key,
+            {
+                "file": record["file"],
+                "id": record["task"],
+                "metadata": record.get("metadata") or {},
+                "constraints": [],
+                "functional": None,
+            },
+        )
+        body = {k: v for k, v in record.items() if k not in _TASK_KEYS}
+        if record["kind"] == "functional":
+            task["functional"] = body
+        else:
+            task["constraints"].append(body)
+    return {
+        "schema_version": 1,
+        "complete": complete,
+        "exit_status": exit_status,
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "tool_versions": {
+            "pytest-codeif": version("pytest-codeif"),
+            "python": platform.python_version(),
+            **versions,
+        },
+        "summary": summarize(ordered).to_dict(),
+        "tasks": [tasks[k] for k in sorted(tasks)],
+        "invalid": invalid,
+    }
+
+
+def write_atomically(path: Path, data: dict[str, Any]) -> None:
+    """Write `data` as JSON to `path`; the file appears whole or not at all."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle, indent=2, sort_keys=False, default=str)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

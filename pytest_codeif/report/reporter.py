@@ -1,0 +1,55 @@
+"""The controller-side reporter: gathers outcome records from test reports (its own or
+those pytest-xdist workers send) and writes the terminal summary and the JSON report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_codeif.engine.tools import tool_versions
+from pytest_codeif.report.json_report import build_report, write_atomically
+from pytest_codeif.report.records import Record
+from pytest_codeif.report.summary import summarize
+from pytest_codeif.report.terminal import render
+
+
+class CodeifReporter:
+    """Registered as a plugin in `pytest_configure` when `--codeif` is on, never on a worker."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.records: list[Record] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = getattr(report, "codeif_record", None)
+        if isinstance(record, dict):
+            self.records.append(record)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.records:
+            return
+        terminalreporter.write_sep("=", "codeif: constraint satisfaction")
+        for line in render(summarize(self.records)):
+            terminalreporter.write_line(line)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, exitstatus: int) -> None:
+        path = self.config.getoption("codeif_report", None)
+        if not path:
+            return
+        interrupted = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+        report = build_report(
+            self.records,
+            complete=int(exitstatus) not in interrupted,
+            exit_status=int(exitstatus),
+            versions=tool_versions(),
+        )
+        target = Path(path)
+        if not target.is_absolute():
+            target = self.config.invocation_params.dir / target
+        write_atomically(target, report)
+        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
+        if terminal is not None:
+            terminal.write_line(f"codeif: JSON report written to {target}")

@@ -1,0 +1,130 @@
+"""Aggregate outcome records into satisfaction figures: the summary as plain data.
+
+Rates divide satisfied by all outcomes, errors included: a constraint the tool could not
+judge was not shown to be satisfied. Errors are also counted apart, by kind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_codeif.report.records import Record
+
+
+@dataclass
+class Tally:
+    """Satisfied / violated / error counts of a group of outcomes."""
+
+    satisfied: int = 0
+    violated: int = 0
+    errors: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.satisfied + self.violated + self.errors
+
+    @property
+    def rate(self) -> float | None:
+        return self.satisfied / self.total if self.total else None
+
+    def add(self, status: str) -> None:
+        if status == "satisfied":
+            self.satisfied += 1
+        elif status == "violated":
+            self.violated += 1
+        else:
+            self.errors += 1
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "satisfied": self.satisfied,
+            "violated": self.violated,
+            "errors": self.errors,
+            "total": self.total,
+            "rate": self.rate,
+        }
+
+
+@dataclass
+class Summary:
+    """Every figure the terminal section and the JSON report show."""
+
+    constraints: Tally = field(default_factory=Tally)
+    by_check: dict[str, Tally] = field(default_factory=dict)
+    by_category: dict[str, Tally] = field(default_factory=dict)
+    by_level: dict[int, Tally] = field(default_factory=dict)
+    tasks_all: Tally = field(default_factory=Tally)  # all constraints satisfied (HSR)
+    tasks_strict: Tally = field(default_factory=Tally)  # ...and all functional tests
+    by_count: dict[int, Tally] = field(default_factory=dict)  # task rate by constraint count
+    functional: Tally = field(default_factory=Tally)
+    cases_passed: int = 0
+    cases_total: int = 0
+    errors_by_kind: dict[str, int] = field(default_factory=dict)
+    invalid: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "constraints": self.constraints.to_dict(),
+            "by_check": {k: v.to_dict() for k, v in sorted(self.by_check.items())},
+            "by_category": {k: v.to_dict() for k, v in sorted(self.by_category.items())},
+            "by_level": {str(k): v.to_dict() for k, v in sorted(self.by_level.items())},
+            "tasks_all_constraints": self.tasks_all.to_dict(),
+            "tasks_strict": self.tasks_strict.to_dict(),
+            "tasks_by_constraint_count": {
+                str(k): v.to_dict() for k, v in sorted(self.by_count.items())
+            },
+            "functional": {
+                **self.functional.to_dict(),
+                "cases_passed": self.cases_passed,
+                "cases_total": self.cases_total,
+            },
+            "errors_by_kind": dict(sorted(self.errors_by_kind.items())),
+            "invalid_tasks": self.invalid,
+        }
+
+
+def summarize(records: Iterable[Record]) -> Summary:
+    """Aggregate records (in any order: the result does not depend on it)."""
+    summary = Summary()
+    tasks: dict[tuple[str, str], list[Record]] = {}
+    for record in records:
+        if record["status"] == "error":
+            kind = str(record.get("error_kind") or "unknown")
+            summary.errors_by_kind[kind] = summary.errors_by_kind.get(kind, 0) + 1
+        if record["kind"] == "invalid":
+            summary.invalid += 1
+            continue
+        tasks.setdefault((record["file"], record["task"]), []).append(record)
+        if record["kind"] == "functional":
+            summary.functional.add(record["status"])
+            summary.cases_passed += int(record.get("cases_passed", 0))
+            summary.cases_total += len(record.get("cases", []))
+            continue
+        summary.constraints.add(record["status"])
+        summary.by_check.setdefault(record["check"], Tally()).add(record["status"])
+        summary.by_category.setdefault(record["category"], Tally()).add(record["status"])
+        if record.get("level") is not None:
+            summary.by_level.setdefault(int(record["level"]), Tally()).add(record["status"])
+    for task_records in tasks.values():
+        _task_level(summary, task_records)
+    return summary
+
+
+def _task_level(summary: Summary, records: list[Record]) -> None:
+    constraints = [r for r in records if r["kind"] == "constraint"]
+    functional = [r for r in records if r["kind"] == "functional"]
+    statuses = [r["status"] for r in constraints]
+    if constraints:
+        status = _combine(statuses)
+        summary.tasks_all.add(status)
+        summary.by_count.setdefault(len(constraints), Tally()).add(status)
+    summary.tasks_strict.add(_combine(statuses + [r["status"] for r in functional]))
+
+
+def _combine(statuses: list[str]) -> str:
+    """A task is satisfied when every part is; any violation outranks an error."""
+    if all(s == "satisfied" for s in statuses):
+        return "satisfied"
+    return "violated" if "violated" in statuses else "error"

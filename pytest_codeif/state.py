@@ -1,0 +1,40 @@
+"""Per-session plugin state, kept in `config.stash` (never as attributes on config)."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from pytest_codeif.checks.registry import CheckRegistrationError, CheckRegistry
+from pytest_codeif.engine.engine import Engine
+from pytest_codeif.report.records import Record
+
+
+@dataclass
+class CodeifState:
+    """The check registry, the engine, and (on the controller) the collected records."""
+
+    registry: CheckRegistry
+    engine: Engine
+    records: list[Record] = field(default_factory=list)
+
+
+STATE_KEY = pytest.StashKey[CodeifState]()
+
+
+def create_state(config: pytest.Config) -> CodeifState:
+    """Build the registry through the plugin hook, and an engine with a private work dir."""
+    registry = CheckRegistry()
+    try:
+        config.hook.pytest_codeif_register_checks(registry=registry)
+    except CheckRegistrationError as exc:
+        raise pytest.UsageError(f"pytest-codeif: cannot register a check: {exc}") from None
+    workdir = Path(tempfile.mkdtemp(prefix="pytest-codeif-"))
+    return CodeifState(registry, Engine(config.rootpath, workdir))
+
+
+def get_state(config: pytest.Config) -> CodeifState:
+    return config.stash[STATE_KEY]

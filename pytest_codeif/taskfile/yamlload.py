@@ -1,0 +1,153 @@
+"""Load a YAML task file into plain data, keeping the source position of every node.
+
+PyYAML composes the node graph (it keeps start marks); this module only walks that graph
+into dicts, lists and scalars, so every error can name the file, the line and the key
+path, and so a position inside an embedded code block can be mapped back to its YAML line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+import yaml
+from yaml.constructor import SafeConstructor
+
+from pytest_codeif.errors import Location, TaskFileError
+
+KeyPath = tuple[str | int, ...]
+
+#: A task file that expands to more nodes than this (through aliases) is refused: the
+#: "billion laughs" attack costs nothing to write and unbounded memory to expand.
+MAX_NODES: Final = 200_000
+#: Deeper nesting than this is not a task file anyone writes by hand.
+MAX_DEPTH: Final = 64
+
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass(frozen=True)
+class NodeMark:
+    """Where a YAML node starts, and how its scalar text was written."""
+
+    line: int  # 1-based
+    column: int  # 1-based
+    style: str | None  # "|" or ">" for block scalars, quotes for flow, None for plain
+
+
+@dataclass(frozen=True)
+class LoadedYaml:
+    """A task file's data and the position of each node, by key path."""
+
+    path: Path
+    data: Any
+    marks: dict[KeyPath, NodeMark]
+
+    def location(self, key_path: KeyPath) -> Location:
+        """The best-known location of `key_path`: the node itself or its nearest parent."""
+        probe = key_path
+        while probe and probe not in self.marks:
+            probe = probe[:-1]
+        mark = self.marks.get(probe)
+        return Location(self.path, mark.line if mark else 1, key_path)
+
+
+def load_task_yaml(path: Path) -> LoadedYaml:
+    """Read and compose `path`; raise `TaskFileError` with a location on any problem."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise TaskFileError(Location(path, 1, ()), f"cannot read the file: {exc.strerror}") from None
+    text = _decode(path, raw)
+    try:
+        root = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise TaskFileError(Location(path, line, ()), f"invalid YAML: {problem}") from None
+    except yaml.YAMLError as exc:
+        raise TaskFileError(Location(path, 1, ()), f"invalid YAML: {exc}") from None
+    except RecursionError:
+        raise TaskFileError(
+            Location(path, 1, ()), f"invalid YAML: nesting deeper than {MAX_DEPTH} levels"
+        ) from None
+    if root is None:
+        return LoadedYaml(path, None, {})
+    walker = _Walker(path)
+    data = walker.walk(root, (), 0)
+    return LoadedYaml(path, data, walker.marks)
+
+
+def _decode(path: Path, raw: bytes) -> str:
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise TaskFileError(
+            Location(path, line, ()), f"not valid UTF-8 (byte {exc.start}); task files must be UTF-8"
+        ) from None
+    nul = text.find("\0")
+    if nul >= 0:
+        line = text.count("\n", 0, nul) + 1
+        raise TaskFileError(Location(path, line, ()), "contains a NUL byte; task files are text")
+    return text
+
+
+class _Walker:
+    """Turns composed nodes into plain data, recording marks and refusing bombs."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.marks: dict[KeyPath, NodeMark] = {}
+        self.count = 0
+        self.constructor = SafeConstructor()
+
+    def walk(self, node: yaml.Node, key_path: KeyPath, depth: int) -> Any:
+        self.count += 1
+        line = node.start_mark.line + 1
+        if self.count > MAX_NODES:
+            raise TaskFileError(
+                Location(self.path, line, key_path),
+                f"the document expands to more than {MAX_NODES} nodes (alias bomb?)",
+            )
+        if depth > MAX_DEPTH:
+            raise TaskFileError(
+                Location(self.path, line, key_path), f"nesting deeper than {MAX_DEPTH} levels"
+            )
+        style = node.style if isinstance(node, yaml.ScalarNode) else None
+        self.marks.setdefault(key_path, NodeMark(line, node.start_mark.column + 1, style))
+        if isinstance(node, yaml.MappingNode):
+            return self._mapping(node, key_path, depth)
+        if isinstance(node, yaml.SequenceNode):
+            return [self.walk(item, (*key_path, i), depth + 1) for i, item in enumerate(node.value)]
+        try:
+            return self.constructor.construct_object(node, deep=True)
+        except yaml.YAMLError as exc:
+            raise TaskFileError(Location(self.path, line, key_path), f"invalid value: {exc}") from None
+
+    def _mapping(self, node: yaml.MappingNode, key_path: KeyPath, depth: int) -> dict[str, Any]:
+        result: dict[str, Any] = {}
+        seen: dict[str, int] = {}
+        for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise TaskFileError(
+                    Location(self.path, key_node.start_mark.line + 1, key_path),
+                    "mapping keys must be plain strings",
+                )
+            key = str(key_node.value)
+            key_line = key_node.start_mark.line + 1
+            if key == "<<":
+                raise TaskFileError(
+                    Location(self.path, key_line, key_path),
+                    "merge keys ('<<') are not supported in task files; write the keys out",
+                )
+            if key in seen:
+                raise TaskFileError(
+                    Location(self.path, key_line, (*key_path, key)),
+                    f"duplicate key {key!r} (first given on line {seen[key]})",
+                )
+            seen[key] = key_line
+            result[key] = self.walk(value_node, (*key_path, key), depth + 1)
+        return result
