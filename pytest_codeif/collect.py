@@ -23,10 +23,9 @@ from pytest_codeif.report.records import (
 )
 from pytest_codeif.state import get_state
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
-from pytest_codeif.taskfile.parse import parse_task_file
+from pytest_codeif.taskfile.parse import FUNCTIONAL_ITEM, parse_task_file
 from pytest_codeif.taskfile.yamlload import load_task_yaml
 
-FUNCTIONAL_ITEM = "tests"
 INVALID_FILE_ITEM = "invalid-task-file"
 
 
@@ -47,7 +46,9 @@ class TaskFile(pytest.File):
         try:
             parsed = parse_task_file(load_task_yaml(self.path), state.registry)
         except TaskFileError as exc:
-            yield InvalidTaskItem.from_parent(self, name=INVALID_FILE_ITEM, label="(file)", error=exc)
+            yield InvalidTaskItem.from_parent(
+                self, name=INVALID_FILE_ITEM, label="(file)", error=exc
+            )
             return
         nodes: list[tuple[int, pytest.Item | pytest.Collector]] = []
         for task in parsed.tasks:
@@ -68,7 +69,9 @@ class TaskNode(pytest.Collector):
 
     def collect(self) -> Iterator[pytest.Item]:
         for constraint in self.task.constraints:
-            yield ConstraintItem.from_parent(self, name=constraint.id, task=self.task, constraint=constraint)
+            yield ConstraintItem.from_parent(
+                self, name=constraint.id, task=self.task, constraint=constraint
+            )
         if self.task.has_tests:
             yield FunctionalItem.from_parent(self, name=FUNCTIONAL_ITEM, task=self.task)
 
@@ -80,6 +83,7 @@ class CodeifItem(pytest.Item):
     """Common behaviour: verdict in setup, failure in runtest, a record for the report."""
 
     record: Record | None = None
+    verdict: Verdict
 
     def _display_file(self) -> str:
         return get_state(self.config).engine.display(self.path)
@@ -88,7 +92,9 @@ class CodeifItem(pytest.Item):
         self.record = record
         self.verdict = verdict
         if verdict.status == "error":
-            raise CodeifOutcome(f"{what} could not be decided ({verdict.error_kind}): {verdict.error}")
+            raise CodeifOutcome(
+                f"{what} could not be decided ({verdict.error_kind}): {verdict.error}"
+            )
 
     def runtest(self) -> None:
         if self.verdict.status == "violated":
@@ -97,7 +103,9 @@ class CodeifItem(pytest.Item):
     def violation_text(self) -> str:
         return "\n".join(str(e) for e in self.verdict.evidence)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | Any:
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | Any:
         if isinstance(excinfo.value, CodeifOutcome):
             return excinfo.value.text
         return super().repr_failure(excinfo)
@@ -118,11 +126,19 @@ class ConstraintItem(CodeifItem):
     def setup(self) -> None:
         engine = get_state(self.config).engine
         verdict = engine.evaluate(self.task, self.constraint)
-        record = constraint_record(self.nodeid, self._display_file(), self.task, self.constraint, verdict)
-        self._decide(verdict, record, f"constraint {self.constraint.id!r} (check {self.constraint.check_name})")
+        record = constraint_record(
+            self.nodeid, self._display_file(), self.task, self.constraint, verdict
+        )
+        self._decide(
+            verdict,
+            record,
+            f"constraint {self.constraint.id!r} (check {self.constraint.check_name})",
+        )
 
     def violation_text(self) -> str:
-        lines = [f"constraint {self.constraint.id!r} violated (check {self.constraint.check_name}):"]
+        lines = [
+            f"constraint {self.constraint.id!r} violated (check {self.constraint.check_name}):"
+        ]
         lines += [f"  {e}" for e in self.verdict.evidence]
         if self.constraint.message:
             lines.append(f"what to do: {self.constraint.message}")
@@ -168,10 +184,8 @@ class InvalidTaskItem(CodeifItem):
     def setup(self) -> None:
         self.record = invalid_record(self.nodeid, self._display_file(), self.label, self.error)
         loc = self.error.location
-        raise CodeifOutcome(
-            f"invalid task file {self._display_file()}:{loc.line}: at {format_key_path(loc.key_path)}: "
-            f"{self.error.message}"
-        )
+        where = f"{self._display_file()}:{loc.line}: at {format_key_path(loc.key_path)}"
+        raise CodeifOutcome(f"invalid task file {where}: {self.error.message}")
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, self.error.location.line - 1, f"invalid task: {self.label}"

@@ -33,7 +33,9 @@ class SampleProblem:
 
 def sample_verdict(check_cls: type[Check], sample: Sample, folder: Path) -> Verdict:
     """Evaluate `check_cls` with the sample's options on the sample's code."""
-    error = first_error(constraint_schema(check_cls.options_schema), {"check": check_cls.name, **sample.options})
+    error = first_error(
+        constraint_schema(check_cls.options_schema), {"check": check_cls.name, **sample.options}
+    )
     if error is not None:
         path, message = describe_error(error)
         return Verdict("error", error_kind="invalid-task", error=f"options at {path}: {message}")
@@ -71,7 +73,11 @@ def verify_samples(check_cls: type[Check]) -> list[SampleProblem]:
         with tempfile.TemporaryDirectory(prefix="codeif-sample-") as tmp:
             verdict = sample_verdict(check_cls, sample, Path(tmp))
         if verdict.status != expected:
-            detail: Any = verdict.error or "; ".join(str(e) for e in verdict.evidence) or "no findings"
+            detail: Any = (
+                verdict.error or "; ".join(str(e) for e in verdict.evidence) or "no findings"
+            )
             label = "satisfied_by" if expected == "satisfied" else "violated_by"
-            problems.append(SampleProblem(check_cls.name, label, index, verdict.status, str(detail)))
+            problems.append(
+                SampleProblem(check_cls.name, label, index, verdict.status, str(detail))
+            )
     return problems

@@ -31,14 +31,14 @@ def normalize_annotation(expr: cst.BaseExpression | str) -> str:
 
 def _norm(node: cst.BaseExpression) -> str:
     if isinstance(node, cst.SimpleString):
-        return normalize_annotation(node.evaluated_value if isinstance(node.evaluated_value, str) else "")
+        return normalize_annotation(
+            node.evaluated_value if isinstance(node.evaluated_value, str) else ""
+        )
     if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
         return _union([node.left, node.right])
     if isinstance(node, cst.Subscript):
         base = _name(node.value)
-        items = [
-            e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)
-        ]
+        items = [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
         if base == "Optional" and len(items) == 1:
             return _union([items[0], cst.Name("None")])
         if base == "Union":

@@ -13,7 +13,11 @@ from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.engine.cst import ParsedModule
 
 _RULE = "calls"
-_NAMES = {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z_][\\w.]*$"}, "minItems": 1}
+_NAMES = {
+    "type": "array",
+    "items": {"type": "string", "pattern": "^[A-Za-z_][\\w.]*$"},
+    "minItems": 1,
+}
 
 
 def call_sites(module: ParsedModule, scope: cst.CSTNode) -> Iterator[tuple[set[str], int]]:
@@ -83,7 +87,9 @@ class CallsCheck(Check):
         places = scopes(ctx, self.options.get("function"), _RULE)
         if isinstance(places, Finding):
             return [places]
-        sites = [(names, m.relpath, line) for m, node in places for names, line in call_sites(m, node)]
+        sites = [
+            (names, m.relpath, line) for m, node in places for names, line in call_sites(m, node)
+        ]
         findings: list[Finding] = []
         where = self.options.get("function")
         scope_text = f" in `{where}`" if where else ""
@@ -91,7 +97,9 @@ class CallsCheck(Check):
             if not any(matches(names, wanted) for names, _, _ in sites):
                 path, node = places[0][0].relpath, places[0][1]
                 line = places[0][0].line_of(node) if where else 1
-                findings.append(Finding(f"`{wanted}` is never called{scope_text}", _RULE, path, line))
+                findings.append(
+                    Finding(f"`{wanted}` is never called{scope_text}", _RULE, path, line)
+                )
         for banned in self.options.get("forbid", []):
             findings.extend(
                 Finding(f"calls `{banned}`{scope_text}, which is forbidden", _RULE, path, line)

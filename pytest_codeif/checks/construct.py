@@ -68,9 +68,9 @@ def recursive_functions(ctx: CheckContext) -> dict[str, FunctionRef]:
     known = {ref.qualname: ref for m in ctx.modules() for ref in functions(m)}
     graph = {name: _callees(ref, known) for name, ref in known.items()}
     recursive: dict[str, FunctionRef] = {}
-    for start in graph:
+    for start, callees in graph.items():
         seen: set[str] = set()
-        stack = list(graph[start])
+        stack = list(callees)
         while stack:
             current = stack.pop()
             if current == start:
@@ -145,7 +145,12 @@ class ConstructCheck(Check):
                 module, node = places[0]
                 line = module.line_of(node) if function else 1
                 findings.append(
-                    Finding(f"{scope_text} uses no {construct}, which is required", _RULE, module.relpath, line)
+                    Finding(
+                        f"{scope_text} uses no {construct}, which is required",
+                        _RULE,
+                        module.relpath,
+                        line,
+                    )
                 )
         for construct in self.options.get("forbid", []):
             findings.extend(
@@ -155,7 +160,11 @@ class ConstructCheck(Check):
         return findings
 
     def _sites(
-        self, ctx: CheckContext, construct: str, places: list[tuple[Any, cst.CSTNode]], function: str | None
+        self,
+        ctx: CheckContext,
+        construct: str,
+        places: list[tuple[Any, cst.CSTNode]],
+        function: str | None,
     ) -> list[tuple[str, int]]:
         if construct == "recursion":
             recursive = recursive_functions(ctx)

@@ -34,7 +34,9 @@ class CheckRegistry:
         try:
             jsonschema.Draft202012Validator.check_schema(dict(check.options_schema))
         except jsonschema.SchemaError as exc:
-            raise CheckRegistrationError(f"{where}: invalid options_schema: {exc.message}") from None
+            raise CheckRegistrationError(
+                f"{where}: invalid options_schema: {exc.message}"
+            ) from None
         if not check.satisfied_by or not check.violated_by:
             raise CheckRegistrationError(
                 f"{where}: declare at least one sample in `satisfied_by` and in `violated_by`"

@@ -13,7 +13,15 @@ from pytest_codeif.checks.base import Check, Finding, Sample, Undecidable
 from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.engine.tools import RuffConfig, ToolConfig, ruff_binary
 
-_CODES = {"type": "array", "items": {"type": "string", "pattern": "^[A-Z]+[0-9]*$"}, "minItems": 1}
+_CODES = {
+    "type": "array",
+    "items": {
+        "type": "string",
+        "pattern": "^[A-Z][A-Z0-9]*$",
+        "x-message": "expected a ruff rule code or prefix such as E501, C90 or ALL",
+    },
+    "minItems": 1,
+}
 _SCALAR = {"type": ["string", "number", "boolean"]}
 
 #: Option name -> ruff setting; everything else goes through `settings`.
@@ -76,9 +84,7 @@ class RuffCheck(Check):
             "settings": {
                 "type": "object",
                 "propertyNames": {"pattern": "^[a-z][a-z0-9-]*(\\.[a-z][a-z0-9-]*)*$"},
-                "additionalProperties": {
-                    "anyOf": [_SCALAR, {"type": "array", "items": _SCALAR}]
-                },
+                "additionalProperties": {"anyOf": [_SCALAR, {"type": "array", "items": _SCALAR}]},
             },
         },
         "additionalProperties": False,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar
 
 import libcst as cst
@@ -68,7 +68,9 @@ class SignatureCheck(Check):
     )
     violated_by = (
         Sample("def top(k, xs):\n    return []\n", {"function": "top", "params": ["xs", "k"]}),
-        Sample("def fib(n: int) -> float:\n    return 1.0\n", {"function": "fib", "returns": "int"}),
+        Sample(
+            "def fib(n: int) -> float:\n    return 1.0\n", {"function": "fib", "returns": "int"}
+        ),
         Sample("def other(n):\n    return n\n", {"function": "fib"}),
     )
 
@@ -86,49 +88,56 @@ class SignatureCheck(Check):
         return list(self._compare(found))
 
     def _compare(self, ref: FunctionRef) -> Iterable[Finding]:
-        where = {"rule": _RULE, "path": ref.module.relpath, "line": ref.line}
+        def found(message: str) -> Finding:
+            return Finding(message, _RULE, ref.module.relpath, ref.line)
+
         params = _parameters(ref.node.params)
         names = [p.name.value for p in params]
         wanted = self.options.get("params")
         if wanted is not None and names != list(wanted):
-            yield Finding(
+            yield found(
                 f"`{ref.qualname}` has parameters ({', '.join(names)}), "
-                f"expected ({', '.join(wanted)})",
-                **where,
+                f"expected ({', '.join(wanted)})"
             )
         by_name = {p.name.value: p for p in params}
         for param, expected in self.annotations.items():
-            yield from _annotation(ref, by_name.get(param), param, expected, where)
+            yield from _annotation(ref, by_name.get(param), param, expected, found)
         if self.returns is not None:
             got = ref.node.returns
             actual = normalize_annotation(got.annotation) if got else None
             if actual != self.returns:
-                shown = code_of(got.annotation) if got else "no return annotation"
-                yield Finding(
-                    f"`{ref.qualname}` returns `{shown}`, expected `{self.options['returns']}`",
-                    **where,
+                shown = (
+                    f"returns `{code_of(got.annotation)}`" if got else "has no return annotation"
                 )
+                yield found(f"`{ref.qualname}` {shown}, expected `{self.options['returns']}`")
         if self.options.get("fully-annotated"):
-            bare = [n for n, p in by_name.items() if p.annotation is None and n not in ("self", "cls")]
+            bare = [
+                n for n, p in by_name.items() if p.annotation is None and n not in ("self", "cls")
+            ]
             if bare or ref.node.returns is None:
                 missing = [*(f"parameter `{n}`" for n in bare)]
                 missing += ["the return type"] if ref.node.returns is None else []
-                yield Finding(f"`{ref.qualname}` lacks annotations: {', '.join(missing)}", **where)
+                yield found(f"`{ref.qualname}` lacks annotations: {', '.join(missing)}")
 
 
 def _annotation(
-    ref: FunctionRef, param: cst.Param | None, name: str, expected: str, where: dict[str, Any]
+    ref: FunctionRef,
+    param: cst.Param | None,
+    name: str,
+    expected: str,
+    found: Callable[[str], Finding],
 ) -> Iterable[Finding]:
     if param is None:
-        yield Finding(f"`{ref.qualname}` has no parameter `{name}`", **where)
+        yield found(f"`{ref.qualname}` has no parameter `{name}`")
         return
     actual = normalize_annotation(param.annotation.annotation) if param.annotation else None
     if actual != expected:
-        shown = code_of(param.annotation.annotation) if param.annotation else "no annotation"
-        yield Finding(
-            f"parameter `{name}` of `{ref.qualname}` is annotated `{shown}`, expected `{expected}`",
-            **where,
+        got = (
+            f"is annotated `{code_of(param.annotation.annotation)}`"
+            if param.annotation
+            else ("has no annotation")
         )
+        yield found(f"parameter `{name}` of `{ref.qualname}` {got}, expected `{expected}`")
 
 
 def _parameters(params: cst.Parameters) -> list[cst.Param]:

@@ -84,7 +84,9 @@ def require_function(ctx: CheckContext, name: str, rule: str) -> FunctionRef | F
     return Finding(f"function `{name}` is not defined (functions found: {shown})", rule, path, 1)
 
 
-def scopes(ctx: CheckContext, function: str | None, rule: str) -> list[tuple[ParsedModule, cst.CSTNode]] | Finding:
+def scopes(
+    ctx: CheckContext, function: str | None, rule: str
+) -> list[tuple[ParsedModule, cst.CSTNode]] | Finding:
     """The nodes to search: the named function, or every module when `function` is None."""
     if function is None:
         return [(m, m.tree) for m in ctx.modules()]

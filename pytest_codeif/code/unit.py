@@ -18,7 +18,9 @@ from pytest_codeif.taskfile.model import CodeSpec, Task
 
 #: Module name of code given inline, as a file or as a response.
 SINGLE_MODULE: Final = "solution"
-_SKIP_DIRS: Final = frozenset({"__pycache__", ".git", ".venv", "venv", ".mypy_cache", ".ruff_cache"})
+_SKIP_DIRS: Final = frozenset(
+    {"__pycache__", ".git", ".venv", "venv", ".mypy_cache", ".ruff_cache"}
+)
 
 
 @dataclass(frozen=True)

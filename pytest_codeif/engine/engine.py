@@ -161,7 +161,9 @@ class Engine:
         except Undecidable as exc:
             return Verdict("error", error_kind=exc.kind, error=exc.message)
         except Exception as exc:  # noqa: BLE001 - a broken check must not crash pytest
-            return Verdict("error", error_kind="checker-failure", error=_crash_text(constraint, exc))
+            return Verdict(
+                "error", error_kind="checker-failure", error=_crash_text(constraint, exc)
+            )
         if not findings:
             return Verdict("satisfied")
         return Verdict("violated", tuple(self.locate(unit, f) for f in findings))

@@ -8,12 +8,14 @@ or `mypy.ini` planted beside the code changes nothing.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
 
@@ -54,8 +56,6 @@ class ToolRun:
 
 def tool_versions() -> dict[str, str]:
     """Versions of ruff and mypy, for the JSON report (cheap: no subprocess)."""
-    from importlib.metadata import PackageNotFoundError, version
-
     found: dict[str, str] = {}
     for name in ("ruff", "mypy", "libcst", "pytest"):
         try:
@@ -66,9 +66,9 @@ def tool_versions() -> dict[str, str]:
 
 
 def ruff_binary() -> str:
-    from ruff.__main__ import find_ruff_bin
-
-    return str(find_ruff_bin())
+    """The ruff executable of the installed `ruff` package (not whatever is on PATH)."""
+    ruff_main = importlib.import_module("ruff.__main__")
+    return str(ruff_main.find_ruff_bin())
 
 
 def run_ruff(config: RuffConfig, root: Path, files: Sequence[str]) -> ToolRun:
@@ -135,7 +135,9 @@ def run_mypy(config: MypyConfig, root: Path, files: Sequence[str], workdir: Path
             )
         )
     if crashed and not by_file:
-        return ToolRun({}, f"mypy exited with {proc.returncode}: {_tail(proc.stderr or proc.stdout)}")
+        return ToolRun(
+            {}, f"mypy exited with {proc.returncode}: {_tail(proc.stderr or proc.stdout)}"
+        )
     return ToolRun(by_file)
 
 

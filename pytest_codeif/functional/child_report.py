@@ -26,6 +26,7 @@ class _Writer:
         self.handle = handle
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        outcome: str
         if report.when == "call":
             outcome = report.outcome
         elif report.failed:

@@ -13,16 +13,17 @@ import importlib
 import json
 import math
 import sys
+from typing import Any
 
 MAX_DEPTH = 50
 MAX_ITEMS = 100_000
 
 
 class _TooBig(Exception):
-    pass
+    """The value is too large or too deep to send back."""
 
 
-def encode(value, depth=0, budget=None):
+def encode(value: Any, depth: int = 0, budget: list[int] | None = None) -> Any:
     """Plain, tagged JSON for `value`; anything else becomes {"$unsupported": type}."""
     budget = budget if budget is not None else [MAX_ITEMS]
     budget[0] -= 1
@@ -40,32 +41,35 @@ def encode(value, depth=0, budget=None):
     if kind is set or kind is frozenset:
         return {"$set": [encode(v, depth + 1, budget) for v in value]}
     if kind is dict:
-        return {"$dict": [[encode(k, depth + 1, budget), encode(v, depth + 1, budget)] for k, v in value.items()]}
+        return {
+            "$dict": [
+                [encode(k, depth + 1, budget), encode(v, depth + 1, budget)]
+                for k, v in value.items()
+            ]
+        }
     if kind is bytes:
         return {"$bytes": value.hex()}
     return {"$unsupported": kind.__module__ + "." + kind.__qualname__}
 
 
-def _safe_text(exc):
+def _safe_text(exc: BaseException) -> str:
     try:
         return str(exc)[:500]
     except BaseException:  # a hostile __str__ must not stop the harness
         return "(message unavailable)"
 
 
-def _exception_names(exc):
-    names = []
-    for cls in type(exc).__mro__:
-        names.append(cls.__name__)
-    return names
+def _exception_names(exc: BaseException) -> list[str]:
+    return [cls.__name__ for cls in type(exc).__mro__]
 
 
-def main():
+def main() -> None:
     with open(sys.argv[1], encoding="utf-8") as handle:
         request = json.load(handle)
-    out = open(sys.argv[2], "w", encoding="utf-8")  # opened before any foreign code runs
+    # Opened before any foreign code runs; never closed: the process exit flushes it.
+    out = open(sys.argv[2], "w", encoding="utf-8")  # noqa: SIM115
 
-    def emit(record):
+    def emit(record: dict[str, Any]) -> None:
         out.write(json.dumps(record) + "\n")
         out.flush()
 

@@ -15,7 +15,7 @@ from typing import Any, Final, Literal
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Undecidable
+from pytest_codeif.checks.base import ErrorKind, Undecidable
 from pytest_codeif.code.unit import CodeUnit
 from pytest_codeif.engine.engine import Engine, Evidence, Verdict
 from pytest_codeif.functional.plain import Unsupported, decode, plain_equal, show
@@ -70,7 +70,7 @@ def _verdict(engine: Engine, task: Task, cases: list[CaseResult]) -> Verdict:
         evidence = tuple(Evidence(shown, c.line, "test", f"{c.label}: {c.message}") for c in failed)
         return Verdict("violated", evidence)
     if errors:
-        kind = "timeout" if any("timed out" in c.message for c in errors) else "crash"
+        kind: ErrorKind = "timeout" if any("timed out" in c.message for c in errors) else "crash"
         return Verdict("error", error_kind=kind, error=f"{errors[0].label}: {errors[0].message}")
     return Verdict("satisfied")
 
@@ -140,7 +140,8 @@ def _run_calls(engine: Engine, task: Task, unit: CodeUnit) -> list[CaseResult]:
     records = _read_lines(io / "result.jsonl")
     failed_import = next((r for r in records if "import_error" in r), None)
     if failed_import is not None:
-        message = f"importing `{module}` raised {failed_import['import_error']}: {failed_import.get('message', '')}"
+        raised, text = failed_import["import_error"], failed_import.get("message", "")
+        message = f"importing `{module}` raised {raised}: {text}"
         return [CaseResult(label, "failed", message, line) for label, line in labels]
     by_case = {r["case"]: r for r in records if isinstance(r.get("case"), int)}
     results = []
@@ -230,9 +231,13 @@ def _run_pytest_file(
             results.append(CaseResult(label, "failed", message, line))
     for name in expected_test_names(case.path):
         if name not in reported:
-            status, message = _ended(run, task.timeout) if run.timed_out else (
-                "failed",
-                "the test did not report a result (deleted, renamed or never run)",
+            status, message = (
+                _ended(run, task.timeout)
+                if run.timed_out
+                else (
+                    "failed",
+                    "the test did not report a result (deleted, renamed or never run)",
+                )
             )
             results.append(CaseResult(f"{case.label}::{name}", status, message, line))
     if not results:

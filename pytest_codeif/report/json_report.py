@@ -11,7 +11,7 @@ import os
 import platform
 import tempfile
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Final
@@ -23,7 +23,9 @@ SCHEMA_PATH: Final = Path(__file__).with_name("report.schema.json")
 _TASK_KEYS: Final = ("file", "task", "metadata")
 
 
-def build_report(records: Iterable[Record], *, complete: bool, exit_status: int, versions: dict[str, str]) -> dict[str, Any]:
+def build_report(
+    records: Iterable[Record], *, complete: bool, exit_status: int, versions: dict[str, str]
+) -> dict[str, Any]:
     """The report as plain data; records are ordered by node id, so order of arrival
     (which varies with pytest-xdist) never shows."""
     ordered = sorted(records, key=lambda r: str(r["nodeid"]))
@@ -53,7 +55,7 @@ def build_report(records: Iterable[Record], *, complete: bool, exit_status: int,
         "schema_version": 1,
         "complete": complete,
         "exit_status": exit_status,
-        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "created": datetime.now(UTC).isoformat(timespec="seconds"),
         "tool_versions": {
             "pytest-codeif": version("pytest-codeif"),
             "python": platform.python_version(),

@@ -15,7 +15,9 @@ def _rate(tally: Tally) -> str:
 def _row(name: str, tally: Tally) -> str:
     shown = name if len(name) <= _NAME else name[: _NAME - 3] + "..."
     fraction = f"{tally.satisfied}/{tally.total}"
-    return f"  {shown:<{_NAME}} {fraction:>11} {_rate(tally):>7} {tally.violated:>9} {tally.errors:>7}"
+    return (
+        f"  {shown:<{_NAME}} {fraction:>11} {_rate(tally):>7} {tally.violated:>9} {tally.errors:>7}"
+    )
 
 
 def _header(title: str) -> str:
@@ -36,7 +38,8 @@ def render(summary: Summary) -> list[str]:
     if len(summary.by_count) > 1:
         lines.append(_header("tasks by number of constraints"))
         lines.extend(
-            _row(f"{n} constraint{'s' if n != 1 else ''}", t) for n, t in sorted(summary.by_count.items())
+            _row(f"{n} constraint{'s' if n != 1 else ''}", t)
+            for n, t in sorted(summary.by_count.items())
         )
     lines.append(_header("overall"))
     lines.append(_row("constraints", summary.constraints))

@@ -8,7 +8,9 @@ a scrubbed environment, and output read only up to a cap. A stronger backend
 
 from __future__ import annotations
 
+import contextlib
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -56,8 +58,6 @@ def scrubbed_env() -> dict[str, str]:
 
 def _limit(limits: Limits) -> None:
     """Runs in the child between fork and exec."""
-    import resource
-
     cpu = max(1, int(limits.timeout) + 1)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
     resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
@@ -87,7 +87,8 @@ def run_python(
             stdout=out,
             stderr=err,
             start_new_session=True,
-            preexec_fn=(lambda: _limit(limits)) if os.name == "posix" else None,  # noqa: PLW0108
+            # rlimits must be set in the child before exec; it only calls setrlimit.
+            preexec_fn=lambda: _limit(limits),  # noqa: PLW1509
         )
         timed_out = False
         try:
@@ -108,10 +109,8 @@ def run_python(
 
 def _kill_group(pid: int) -> None:
     # The child leads its own session: killing the group takes its children with it.
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _head(path: Path, limit: int) -> str:

@@ -31,6 +31,9 @@ from pytest_codeif.taskfile.schema import (
 )
 from pytest_codeif.taskfile.yamlload import KeyPath, LoadedYaml
 
+#: Node name of a task's functional-tests item; no constraint may take it.
+FUNCTIONAL_ITEM = "tests"
+
 _FILE_SCHEMA = file_schema({})
 _TASK_SCHEMA = task_schema(constraint_schema())
 
@@ -132,6 +135,11 @@ class _TaskBuilder:
     def _constraints(self, raws: list[Any]) -> tuple[ConstraintSpec, ...]:
         explicit: dict[str, int] = {}
         for j, raw in enumerate(raws):
+            if raw.get("id") == FUNCTIONAL_ITEM:
+                raise TaskFileError(
+                    self.at("constraints", j, "id"),
+                    f"the constraint id {FUNCTIONAL_ITEM!r} is reserved for the functional tests",
+                )
             if "id" in raw and raw["id"] in explicit:
                 raise TaskFileError(
                     self.at("constraints", j, "id"),
@@ -160,9 +168,10 @@ class _TaskBuilder:
         if check_cls is None:
             hint = self.registry.suggest(name)
             did = f"did you mean {hint!r}? " if hint else ""
+            known = ", ".join(c.name for c in self.registry)
             raise TaskFileError(
                 self.at("constraints", j, "check"),
-                f"unknown check {name!r}; {did}known checks: {', '.join(c.name for c in self.registry)}",
+                f"unknown check {name!r}; {did}known checks: {known}",
             )
         _raise_first(
             self.loaded,
@@ -189,7 +198,9 @@ class _TaskBuilder:
     def _call(self, i: int, raw: Mapping[str, Any], entry: str | None) -> CallCase:
         loc = self.at("tests", i)
         if "expect" not in raw and "expected_output" not in raw and "raises" not in raw:
-            raise TaskFileError(loc, "a call case needs `expect` (or `expected_output`) or `raises`")
+            raise TaskFileError(
+                loc, "a call case needs `expect` (or `expected_output`) or `raises`"
+            )
         if "call" in raw:
             return CallCase(
                 raw.get("name", raw["call"]),

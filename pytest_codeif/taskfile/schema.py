@@ -182,35 +182,70 @@ def build_task_schema(registry: CheckRegistry) -> dict[str, Any]:
 def first_error(schema: Mapping[str, Any], instance: object) -> ValidationError | None:
     """The most relevant validation error, or None when `instance` is valid."""
     validator = jsonschema.Draft202012Validator(schema)
-    return best_match(validator.iter_errors(instance))
+    found: ValidationError | None = best_match(validator.iter_errors(instance))
+    return found
 
 
 def describe_error(error: ValidationError) -> tuple[tuple[str | int, ...], str]:
     """A key path (relative to the validated instance) and a sentence saying what's wrong."""
     path = tuple(error.absolute_path)
-    custom = error.schema.get("x-message") if isinstance(error.schema, Mapping) else None
+    schema = error.schema if isinstance(error.schema, Mapping) else {}
+    custom = schema.get("x-message")
     if error.validator == "additionalProperties" and isinstance(error.instance, Mapping):
-        allowed = list(error.schema.get("properties", {}))
+        allowed = list(schema.get("properties", {}))
         extra = sorted(k for k in error.instance if k not in allowed)
         key = extra[0]
         return (*path, key), _unknown_key(key, allowed)
     if error.validator == "required":
         missing = str(error.message).split("'")[1] if "'" in error.message else error.message
         return path, f"missing required key {missing!r}"
-    if error.validator in ("oneOf", "anyOf") and custom:
-        return path, str(custom)
+    if error.validator in ("oneOf", "anyOf"):
+        branch = _chosen_branch(error)
+        if branch is not None:
+            inner_path, message = describe_error(branch)
+            return inner_path, message
+        if custom:
+            return path, str(custom)
     if error.validator == "type":
-        return path, f"expected {_type_words(error.validator_value)}, got {_describe(error.instance)}"
+        return (
+            path,
+            f"expected {_type_words(error.validator_value)}, got {_describe(error.instance)}",
+        )
     if error.validator == "enum":
-        options = ", ".join(repr(v) for v in error.validator_value)
-        hint = _did_you_mean(str(error.instance), [str(v) for v in error.validator_value])
-        return path, f"expected one of {options}, got {_describe(error.instance)}{hint}"
+        values = list(error.validator_value) if isinstance(error.validator_value, list) else []
+        options = ", ".join(repr(v) for v in values)
+        hint = _did_you_mean(str(error.instance), [str(v) for v in values])
+        return path, f"got {_describe(error.instance)}{hint}; expected one of {options}"
+    if custom:
+        return path, f"{custom}, got {_describe(error.instance)}"
     return path, str(error.message)
+
+
+def _chosen_branch(error: ValidationError) -> ValidationError | None:
+    """For a oneOf/anyOf over mappings, the most relevant error of the one branch whose
+    required keys the instance has (e.g. a test case with `call:` is a call case)."""
+    branches = error.validator_value if isinstance(error.validator_value, list) else []
+    if not isinstance(error.instance, Mapping):
+        return None
+    chosen = [
+        i
+        for i, branch in enumerate(branches)
+        if isinstance(branch, Mapping)
+        and branch.get("required")
+        and all(key in error.instance for key in branch["required"])
+    ]
+    if len(chosen) != 1:
+        return None
+    inner = [e for e in error.context or () if e.relative_schema_path[0] == chosen[0]]
+    found: ValidationError | None = best_match(inner)
+    return found
 
 
 def _unknown_key(key: str, allowed: Iterable[str]) -> str:
     allowed = sorted(allowed)
-    return f"unknown key {key!r}{_did_you_mean(key, allowed)}; expected one of: {', '.join(allowed)}"
+    return (
+        f"unknown key {key!r}{_did_you_mean(key, allowed)}; expected one of: {', '.join(allowed)}"
+    )
 
 
 def _did_you_mean(word: str, candidates: list[str]) -> str:
@@ -221,7 +256,9 @@ def _did_you_mean(word: str, candidates: list[str]) -> str:
 def _type_words(expected: object) -> str:
     names = expected if isinstance(expected, list) else [expected]
     words = {"object": "a mapping", "array": "a list", "string": "a string"}
-    return " or ".join(words.get(str(n), f"a{'n' if str(n)[0] in 'aeiou' else ''} {n}") for n in names)
+    return " or ".join(
+        words.get(str(n), f"a{'n' if str(n)[0] in 'aeiou' else ''} {n}") for n in names
+    )
 
 
 def _describe(value: object) -> str:

@@ -58,7 +58,9 @@ def load_task_yaml(path: Path) -> LoadedYaml:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise TaskFileError(Location(path, 1, ()), f"cannot read the file: {exc.strerror}") from None
+        raise TaskFileError(
+            Location(path, 1, ()), f"cannot read the file: {exc.strerror}"
+        ) from None
     text = _decode(path, raw)
     try:
         root = yaml.compose(text, Loader=_Loader)
@@ -86,7 +88,8 @@ def _decode(path: Path, raw: bytes) -> str:
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise TaskFileError(
-            Location(path, line, ()), f"not valid UTF-8 (byte {exc.start}); task files must be UTF-8"
+            Location(path, line, ()),
+            f"not valid UTF-8 (byte {exc.start}); task files must be UTF-8",
         ) from None
     nul = text.find("\0")
     if nul >= 0:
@@ -125,7 +128,9 @@ class _Walker:
         try:
             return self.constructor.construct_object(node, deep=True)
         except yaml.YAMLError as exc:
-            raise TaskFileError(Location(self.path, line, key_path), f"invalid value: {exc}") from None
+            raise TaskFileError(
+                Location(self.path, line, key_path), f"invalid value: {exc}"
+            ) from None
 
     def _mapping(self, node: yaml.MappingNode, key_path: KeyPath, depth: int) -> dict[str, Any]:
         result: dict[str, Any] = {}
