@@ -75,11 +75,8 @@ class Summary:
             "tasks_by_constraint_count": {
                 str(k): v.to_dict() for k, v in sorted(self.by_count.items())
             },
-            "functional": {
-                **self.functional.to_dict(),
-                "cases_passed": self.cases_passed,
-                "cases_total": self.cases_total,
-            },
+            "functional": self.functional.to_dict(),
+            "functional_cases": {"passed": self.cases_passed, "total": self.cases_total},
             "errors_by_kind": dict(sorted(self.errors_by_kind.items())),
             "invalid_tasks": self.invalid,
         }

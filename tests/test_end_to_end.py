@@ -1,0 +1,198 @@
+"""Task files in, pytest outcomes and the summary out: the examples and small suites."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from pytest_codeif.report.json_report import SCHEMA_PATH
+
+
+def test_examples_outcomes_and_summary(pytester: pytest.Pytester, examples: Path) -> None:
+    result = pytester.runpytest("--codeif", "-p", "no:cacheprovider", "examples")
+    result.assert_outcomes(passed=11, failed=5)
+    result.stdout.fnmatch_lines(
+        [
+            "*fib-loop::recursive*",
+            "*fib.codeif.yaml:57: [[]construct[]] `fib` uses no recursion, which is required",
+            "what to do: Decorate fib with @functools.lru_cache instead of a hand-made cache.",
+            "*project/shop/routes.py:1: [[]imports[]] imports `sqlite3`, but `sqlite3` is forbidden",
+            "*= codeif: constraint satisfaction =*",
+            "by check * satisfied * rate * violated * errors",
+            "  calls * 1/2 * 50.0% * 1 * 0",
+            "  constraints * 8/13 * 61.5% * 5 * 0",
+            "  tasks: all constraints * 1/3 * 33.3% * 2 * 0",
+            "  tasks: strict (+ functional tests) * 1/3 * 33.3% * 2 * 0",
+            "  functional tests * 3/3 * 100.0% * 0 * 0",
+        ]
+    )
+    summary_start = result.outlines.index(
+        next(line for line in result.outlines if "codeif: constraint satisfaction" in line)
+    )
+    assert all(len(line) <= 80 for line in result.outlines[summary_start:])
+
+
+def test_without_codeif_nothing_is_collected(pytester: pytest.Pytester, examples: Path) -> None:
+    result = pytester.runpytest("-p", "no:cacheprovider", "examples")
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    assert "codeif:" not in result.stdout.str()
+    assert "constraint satisfaction" not in result.stdout.str()
+
+
+def test_node_ids_select_with_k_and_lf(pytester: pytest.Pytester, examples: Path) -> None:
+    result = pytester.runpytest("--codeif", "examples", "-k", "fib-loop and mypy", "-v")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*fib.codeif.yaml::fib-loop::mypy FAILED*"])
+    rerun = pytester.runpytest("--codeif", "examples", "--lf", "-v")
+    rerun.assert_outcomes(failed=1)
+
+
+def test_report_is_valid_and_joinable(pytester: pytest.Pytester, examples: Path) -> None:
+    pytester.runpytest("--codeif", "examples", "--codeif-report=out/report.json")
+    report = json.loads((pytester.path / "out" / "report.json").read_text())
+    jsonschema.validate(report, json.loads(SCHEMA_PATH.read_text()))
+    assert report["complete"] is True
+    assert set(report["tool_versions"]) >= {"ruff", "mypy", "libcst", "pytest-codeif"}
+    by_id = {task["id"]: task for task in report["tasks"]}
+    assert by_id["fib-memo"]["metadata"] == {"model": "example-model-a", "source": "quickstart"}
+    loop = {c["constraint"]: c for c in by_id["fib-loop"]["constraints"]}
+    assert loop["recursive"]["status"] == "violated"
+    assert loop["recursive"]["evidence"][0]["line"] == 57
+    assert loop["ruff"]["status"] == "satisfied"
+    assert by_id["shop"]["functional"]["cases_passed"] == 3
+    assert report["summary"]["constraints"]["total"] == 13
+
+
+def test_junitxml_carries_evidence(pytester: pytest.Pytester, examples: Path) -> None:
+    pytester.runpytest("--codeif", "examples", "--junitxml=junit.xml")
+    xml = (pytester.path / "junit.xml").read_text()
+    assert 'name="fib-loop::recursive"' in xml or "fib-loop" in xml
+    assert "uses no recursion, which is required" in xml
+    assert 'name="codeif_check" value="construct"' in xml
+
+
+def test_inline_code_lines_map_to_yaml(pytester: pytest.Pytester) -> None:
+    pytester.makefile(
+        ".codeif.yaml",
+        lines="""
+        tasks:
+          - id: t
+            code: |
+              import os
+
+
+              def f(x):
+                  while x:
+                      x -= 1
+                  return x
+            constraints:
+              - check: construct
+                forbid: [loop]
+              - check: ruff
+                select: [F401]
+        """,
+    )
+    result = pytester.runpytest("--codeif")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*lines.codeif.yaml:8: [[]construct[]] the code uses loop, which is forbidden",
+            "*lines.codeif.yaml:4: [[]F401[]] `os` imported but unused",
+        ]
+    )
+
+
+def test_file_unit_reports_the_real_file(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(solution="def f(x):\n    return eval(x)\n")
+    pytester.makefile(
+        ".codeif.yaml",
+        task="""
+        tasks:
+          - id: t
+            file: solution.py
+            constraints:
+              - check: calls
+                forbid: [eval]
+            tests:
+              - call: f("1 + 1")
+                expect: 2
+        """,
+    )
+    result = pytester.runpytest("--codeif")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*solution.py:2: [[]calls[]] calls `eval`, which is forbidden"])
+
+
+def test_errors_are_counted_apart(pytester: pytest.Pytester) -> None:
+    pytester.makefile(
+        ".codeif.yaml",
+        errs="""
+        tasks:
+          - id: no-code
+            response: I cannot help with that.
+            constraints:
+              - check: construct
+                forbid: [loop]
+          - id: syntax
+            code: |
+              def f(:
+                  pass
+            constraints:
+              - check: construct
+                forbid: [loop]
+              - check: ruff
+                select: [E]
+            tests:
+              - call: f()
+                expect: 1
+          - id: good
+            code: "x = 1\\n"
+            constraints:
+              - check: construct
+                forbid: [loop]
+        """,
+    )
+    result = pytester.runpytest("--codeif", "-rE")
+    result.assert_outcomes(passed=1, errors=4)
+    result.stdout.fnmatch_lines(
+        [
+            "*could not be decided (no-code): the response has no fenced Python code block*",
+            "*could not be decided (syntax-error)*",
+            "  constraints * 1/4 * 25.0% * 0 * 3",
+            "errors by kind: no-code 1, syntax-error 3",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_levels_and_constraint_counts_are_reported(pytester: pytest.Pytester) -> None:
+    pytester.makefile(
+        ".codeif.yaml",
+        levels="""
+        tasks:
+          - id: one
+            code: "xs = [x for x in range(3)]\\n"
+            constraints:
+              - {check: construct, require: [comprehension], level: 0}
+          - id: two
+            code: "xs = [x for x in range(3)]\\n"
+            constraints:
+              - {check: construct, require: [comprehension], level: 0}
+              - {check: construct, forbid: [comprehension], level: 1}
+        """,
+    )
+    result = pytester.runpytest("--codeif")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "by level*",
+            "  level 0 * 2/2 * 100.0%*",
+            "  level 1 * 0/1 * 0.0%*",
+            "tasks by number of constraints*",
+            "  1 constraint * 1/1*",
+            "  2 constraints * 0/1*",
+        ]
+    )
