@@ -1,0 +1,104 @@
+"""One generic test runs the samples of every registered check, built-in or not."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_codeif import Check, verify_samples
+from pytest_codeif.checks.builtin import BUILTIN_CHECKS, builtin_registry
+from pytest_codeif.testing import sample_verdict
+
+
+@pytest.mark.parametrize("check", BUILTIN_CHECKS, ids=lambda c: c.name)
+def test_samples_reach_their_declared_verdicts(check: type[Check]) -> None:
+    assert verify_samples(check) == []
+
+
+@pytest.mark.parametrize("check", BUILTIN_CHECKS, ids=lambda c: c.name)
+def test_every_check_is_documented(check: type[Check]) -> None:
+    doc = check.__doc__ or ""
+    assert "Why" in doc and "Options" in doc and "Example" in doc, check.name
+    assert check.satisfied_by and check.violated_by
+
+
+def test_a_wrong_sample_is_reported(tmp_path) -> None:
+    construct = builtin_registry().get("construct")
+    assert construct is not None
+
+    class Mislabelled(construct):  # type: ignore[misc, valid-type]
+        satisfied_by = construct.violated_by[:1]
+
+    problems = verify_samples(Mislabelled)
+    assert [p.expected for p in problems] == ["satisfied_by"]
+    assert problems[0].got == "violated"
+
+
+def test_sample_options_are_validated(tmp_path) -> None:
+    from pytest_codeif import Sample
+
+    construct = builtin_registry().get("construct")
+    assert construct is not None
+    verdict = sample_verdict(construct, Sample("x = 1\n", {"require": ["nope"]}), tmp_path)
+    assert verdict.status == "error"
+    assert verdict.error_kind == "invalid-task"
+
+
+THIRD_PARTY = '''
+import libcst as cst
+from pytest_codeif import Check, Finding, Sample
+from pytest_codeif.checks.structure import walk
+
+
+class NoPrint(Check):
+    """Library code does not call print()."""
+
+    name = "no-print"
+    category = "Coding Style"
+    satisfied_by = (Sample("import logging\\nlogging.info('hi')\\n"),)
+    violated_by = (Sample("print('hi')\\n"),)
+
+    def evaluate(self, ctx):
+        findings = []
+        for module in ctx.modules():
+            for node in walk(module.tree):
+                if isinstance(node, cst.Call) and "builtins.print" in module.qualified(node):
+                    findings.append(Finding("print() called", "no-print", module.relpath,
+                                            module.line_of(node)))
+        return findings
+
+
+def pytest_codeif_register_checks(registry):
+    registry.register(NoPrint)
+'''
+
+
+def test_third_party_check_from_conftest(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(THIRD_PARTY)
+    pytester.makefile(
+        ".codeif.yaml",
+        t="""
+        tasks:
+          - id: loud
+            code: |
+              def f():
+                  print("hi")
+            constraints:
+              - check: no-print
+          - id: quiet
+            code: "import logging\\n"
+            constraints:
+              - check: no-print
+        """,
+    )
+    pytester.makepyfile(
+        test_rule="""
+        from conftest import NoPrint
+        from pytest_codeif import verify_samples
+
+        def test_samples():
+            assert verify_samples(NoPrint) == []
+        """
+    )
+    result = pytester.runpytest("--codeif", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(["*t.codeif.yaml:5: [[]no-print[]] print() called", "  no-print * 1/2*"])

@@ -1,0 +1,74 @@
+"""Code extraction from raw model responses."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_codeif.code.extract import extract_python, find_blocks
+
+
+def test_python_blocks_win_over_untagged_and_other_languages() -> None:
+    response = "\n".join(
+        [
+            "Install it:",  # 1
+            "```bash",  # 2
+            "pip install x",  # 3
+            "```",  # 4
+            "```",  # 5
+            "not python",  # 6
+            "```",  # 7
+            "```python",  # 8
+            "def f():",  # 9
+            "    return 1",  # 10
+            "```",  # 11
+            "~~~py",  # 12
+            "print(f())",  # 13
+            "~~~",  # 14
+        ]
+    )
+    code = extract_python(response)
+    assert code is not None
+    assert code.text == "def f():\n    return 1\n\nprint(f())\n"
+    assert code.line_origin == (9, 10, 12, 13)
+    assert (code.blocks_used, code.blocks_found) == (2, 4)
+
+
+def test_untagged_blocks_are_used_when_no_python_tag() -> None:
+    code = extract_python("Sure:\n```\nx = 1\n```\n")
+    assert code is not None and code.text == "x = 1\n"
+    assert code.line_origin == (3,)
+
+
+def test_no_block_is_no_code() -> None:
+    assert extract_python("def f(): pass  (no fence)") is None
+    assert extract_python("```json\n{}\n```") is None
+    assert extract_python("```python\n   \n```") is None
+
+
+def test_unterminated_fence_runs_to_the_end() -> None:
+    code = extract_python("```python\nx = 1\ny = 2")
+    assert code is not None and code.text == "x = 1\ny = 2\n"
+    assert find_blocks("```python\nx = 1")[0].closed is False
+
+
+def test_indented_fence_is_dedented() -> None:
+    code = extract_python("1. Code:\n   ```python\n   def f():\n       pass\n   ```\n")
+    assert code is not None and code.text == "def f():\n    pass\n"
+
+
+def test_longer_fences_hold_shorter_ones() -> None:
+    code = extract_python('````python\ns = """\n```\n"""\n````\n')
+    assert code is not None and code.text == 's = """\n```\n"""\n'
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("`~ \npythonbash:=x1\t")), max_size=200))
+def test_extraction_never_crashes_and_maps_every_line(response: str) -> None:
+    code = extract_python(response)
+    if code is None:
+        return
+    lines = code.text.split("\n")[:-1]
+    assert len(lines) == len(code.line_origin)
+    total = len(response.splitlines())
+    assert all(1 <= line <= max(total, 1) for line in code.line_origin)
