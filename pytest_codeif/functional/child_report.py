@@ -35,10 +35,17 @@ class _Writer:
             outcome = "skipped"
         else:
             return
-        message = str(report.longrepr)[-2000:] if not report.passed else ""
+        message = "" if report.passed else _short(report)
         record = {"nodeid": report.nodeid, "outcome": outcome, "message": message}
         self.handle.write(json.dumps(record) + "\n")
         self.handle.flush()
 
     def pytest_unconfigure(self) -> None:
         self.handle.close()
+
+
+def _short(report: pytest.TestReport) -> str:
+    """The crash line (`assert 1 == 2`), not the whole traceback."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = str(crash.message) if crash is not None else str(report.longrepr)
+    return " | ".join(line.strip() for line in text.splitlines()[:4] if line.strip())[:500]

@@ -44,8 +44,23 @@ _TEST_CASE: Final[dict[str, Any]] = {
         "{function: NAME, args: [...], kwargs: {...}, expect: VALUE}; "
         "{input: {args, kwargs}, expected_output: VALUE}; {pytest: PATH}"
     ),
+    # `x-branch-keys`: the keys that say which kind of case a mapping means to be, so an
+    # error is reported against that kind only (a typo'd key, not a wall of oneOf text).
     "oneOf": [
         {
+            "x-branch-keys": ["pytest"],
+            "required": ["pytest"],
+            "properties": {
+                "pytest": {
+                    "type": "string",
+                    "description": "A pytest file run against the code, relative to the task file.",
+                },
+                "name": {"type": "string"},
+            },
+            "additionalProperties": False,
+        },
+        {
+            "x-branch-keys": ["call"],
             "required": ["call"],
             "properties": {
                 "call": {"type": "string", "description": "A Python expression to evaluate."},
@@ -55,17 +70,7 @@ _TEST_CASE: Final[dict[str, Any]] = {
             "additionalProperties": False,
         },
         {
-            "required": ["args"],
-            "properties": {
-                "function": {"type": "string"},
-                "args": {"type": "array"},
-                "kwargs": {"type": "object"},
-                "expect": _PLAIN,
-                **_CALL_COMMON,
-            },
-            "additionalProperties": False,
-        },
-        {
+            "x-branch-keys": ["input", "expected_output"],
             "required": ["input"],
             "properties": {
                 "function": {"type": "string"},
@@ -80,13 +85,14 @@ _TEST_CASE: Final[dict[str, Any]] = {
             "additionalProperties": False,
         },
         {
-            "required": ["pytest"],
+            "x-branch-keys": ["function", "args", "kwargs", "expect", "raises"],
+            "not": {"anyOf": [{"required": ["call"]}, {"required": ["input"]}]},
             "properties": {
-                "pytest": {
-                    "type": "string",
-                    "description": "A pytest file run against the code, relative to the task file.",
-                },
-                "name": {"type": "string"},
+                "function": {"type": "string"},
+                "args": {"type": "array"},
+                "kwargs": {"type": "object"},
+                "expect": _PLAIN,
+                **_CALL_COMMON,
             },
             "additionalProperties": False,
         },
@@ -222,23 +228,18 @@ def describe_error(error: ValidationError) -> tuple[tuple[str | int, ...], str]:
 
 
 def _chosen_branch(error: ValidationError) -> ValidationError | None:
-    """For a oneOf/anyOf over mappings, the most relevant error of the one branch whose
-    required keys the instance has (e.g. a test case with `call:` is a call case)."""
+    """For a oneOf over mappings whose branches declare `x-branch-keys`, the most
+    relevant error of the first branch the instance has a key of."""
     branches = error.validator_value if isinstance(error.validator_value, list) else []
     if not isinstance(error.instance, Mapping):
         return None
-    chosen = [
-        i
-        for i, branch in enumerate(branches)
-        if isinstance(branch, Mapping)
-        and branch.get("required")
-        and all(key in error.instance for key in branch["required"])
-    ]
-    if len(chosen) != 1:
-        return None
-    inner = [e for e in error.context or () if e.relative_schema_path[0] == chosen[0]]
-    found: ValidationError | None = best_match(inner)
-    return found
+    for index, branch in enumerate(branches):
+        keys = branch.get("x-branch-keys", []) if isinstance(branch, Mapping) else []
+        if any(key in error.instance for key in keys):
+            inner = [e for e in error.context or () if e.relative_schema_path[0] == index]
+            found: ValidationError | None = best_match(inner)
+            return found
+    return None
 
 
 def _unknown_key(key: str, allowed: Iterable[str]) -> str:

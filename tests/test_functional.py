@@ -1,0 +1,99 @@
+"""Functional tests: results compared as plain data in the pytest process; forgeries
+and crashes never pass."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from tests.conftest import EXAMPLES, FIXTURES
+
+
+@pytest.fixture
+def functional(pytester: pytest.Pytester) -> pytest.Pytester:
+    shutil.copytree(FIXTURES / "functional", pytester.path / "fixtures" / "functional")
+    shutil.copytree(EXAMPLES, pytester.path / "examples")
+    return pytester
+
+
+def outcomes_by_node(result: pytest.RunResult) -> dict[str, str]:
+    found = {}
+    for line in result.outlines:
+        for word in ("PASSED", "FAILED", "ERROR"):
+            if line.startswith(word + " "):
+                found[line.split()[1]] = word
+    return found
+
+
+def test_forgeries_never_pass(functional: pytest.Pytester) -> None:
+    result = functional.runpytest("--codeif", "-rA", "fixtures/functional/forgeries.codeif.yaml")
+    outcomes = outcomes_by_node(result)
+    assert len(outcomes) == 10
+    assert "PASSED" not in outcomes.values()
+    node = "fixtures/functional/forgeries.codeif.yaml::{}::tests"
+    assert outcomes[node.format("always-equal")] == "FAILED"
+    assert outcomes[node.format("int-subclass")] == "FAILED"
+    assert outcomes[node.format("exit-at-import")] == "ERROR"
+    assert outcomes[node.format("loops-forever")] == "ERROR"
+    result.stdout.fnmatch_lines(
+        [
+            "*(crash): answer(): the process ended (exit code 0) before this case reported*",
+            "*(timeout): answer(): timed out after 2 s*",
+            "*answer(): expected 42, but it returned solution.Anything, which is not plain data*",
+            "*answer(): expected 42, but it returned solution.Sly, which is not plain data*",
+            "*answer(): expected 42, but it raised SystemExit: 0",
+            "*answer(): expected 42, got 41",
+            "*answer(): expected 42, but it raised KeyboardInterrupt*",
+            "*answer(): expected 42, got 0",
+            "*answer_checks.py::test_answer: the test did not report a result*",
+        ],
+        consecutive=False,
+    )
+
+
+def test_plain_data_comparison(functional: pytest.Pytester) -> None:
+    result = functional.runpytest("--codeif", "-rA", "fixtures/functional/plain_data.codeif.yaml")
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "4 of 4 functional test cases failed:",
+            "*value('bool'): expected 1, got True",
+            "*value('float'): expected 2.4, got 2.5",
+            "*value('none'): expected KeyError to be raised, but it returned None",
+            "*value('missing'): expected 0, but it raised KeyError: 'missing'",
+            "  test cases passed: 11/15",
+        ]
+    )
+
+
+def test_a_failing_pytest_file_fails_with_its_message(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".py", behaviour="from solution import f\n\ndef test_f():\n    assert f() == 2\n")
+    pytester.makefile(
+        ".codeif.yaml",
+        t="""
+        tasks:
+          - id: t
+            code: "def f():\\n    return 1\\n"
+            tests:
+              - pytest: behaviour.py
+        """,
+    )
+    result = pytester.runpytest("--codeif")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*behaviour.py::test_f: failed: *assert 1 == 2*"])
+
+
+def test_the_environment_is_scrubbed(pytester: pytest.Pytester, monkeypatch) -> None:
+    monkeypatch.setenv("CODEIF_TEST_SECRET", "hunter2")
+    pytester.makefile(
+        ".codeif.yaml",
+        t="""
+        tasks:
+          - id: t
+            code: "import os\\n\\ndef secret():\\n    return os.environ.get('CODEIF_TEST_SECRET')\\n"
+            tests:
+              - {call: secret(), expect: null}
+        """,
+    )
+    pytester.runpytest("--codeif").assert_outcomes(passed=1)
