@@ -47,7 +47,9 @@ EXPECTED = {
         "*wrong_shape.codeif.yaml:14: at tasks[[]2[]].constraints[[]0[]].level: expected an"
         " integer, got a string ('high')",
     ],
-    "not_a_mapping.codeif.yaml": ["*not_a_mapping.codeif.yaml:1: at (top level): expected a mapping*"],
+    "not_a_mapping.codeif.yaml": [
+        "*not_a_mapping.codeif.yaml:1: at (top level): expected a mapping*"
+    ],
     "empty.codeif.yaml": ["*empty.codeif.yaml:1: *the file is empty; expected a `tasks:` list"],
 }
 ERRORS = {"bad_options.codeif.yaml": 3, "missing_path.codeif.yaml": 2, "wrong_shape.codeif.yaml": 3}
@@ -58,8 +60,10 @@ PASSING = {"bad_options.codeif.yaml": 1, "duplicate_id.codeif.yaml": 1}
 def test_each_bad_file_gets_located_errors(pytester: pytest.Pytester, name: str) -> None:
     copy_into(pytester, FIXTURES / "bad" / name)
     result = pytester.runpytest("--codeif", "-rE", "-p", "no:cacheprovider")
-    result.assert_outcomes(errors=ERRORS.get(name, 1 if name != "duplicate_id.codeif.yaml" else 2),
-                           passed=PASSING.get(name, 0))
+    result.assert_outcomes(
+        errors=ERRORS.get(name, 1 if name != "duplicate_id.codeif.yaml" else 2),
+        passed=PASSING.get(name, 0),
+    )
     result.stdout.fnmatch_lines(EXPECTED[name], consecutive=False)
     assert "Traceback" not in result.stdout.str()
     assert "INTERNALERROR" not in result.stdout.str()
@@ -71,7 +75,9 @@ def test_good_files_run_beside_bad_ones(pytester: pytest.Pytester) -> None:
     copy_into(pytester, FIXTURES / "good" / "tiny.codeif.yaml")
     result = pytester.runpytest("--codeif", "-p", "no:cacheprovider")
     outcomes = result.parseoutcomes()
-    assert outcomes["passed"] == 4  # tiny (constraint + tests), bad_options' and duplicate_id's good task
+    assert (
+        outcomes["passed"] == 4
+    )  # tiny (constraint + tests), bad_options' and duplicate_id's good task
     assert outcomes["errors"] == 16
     result.stdout.fnmatch_lines(["invalid task files or tasks: 16 (see the errors above)"])
     assert result.ret == pytest.ExitCode.TESTS_FAILED
@@ -93,4 +99,6 @@ def test_a_broken_third_party_check_is_a_usage_error(pytester: pytest.Pytester) 
     copy_into(pytester, FIXTURES / "good" / "tiny.codeif.yaml")
     result = pytester.runpytest("--codeif")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*cannot register a check: *NoSamples: declare at least one sample*"])
+    result.stderr.fnmatch_lines(
+        ["*cannot register a check: *NoSamples: declare at least one sample*"]
+    )

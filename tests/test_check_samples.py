@@ -46,7 +46,6 @@ def test_sample_options_are_validated(tmp_path) -> None:
 THIRD_PARTY = '''
 import libcst as cst
 from pytest_codeif import Check, Finding, Sample
-from pytest_codeif.checks.structure import walk
 
 
 class NoPrint(Check):
@@ -60,7 +59,7 @@ class NoPrint(Check):
     def evaluate(self, ctx):
         findings = []
         for module in ctx.modules():
-            for node in walk(module.tree):
+            for node in module.walk():
                 if isinstance(node, cst.Call) and "builtins.print" in module.qualified(node):
                     findings.append(Finding("print() called", "no-print", module.relpath,
                                             module.line_of(node)))
@@ -101,4 +100,6 @@ def test_third_party_check_from_conftest(pytester: pytest.Pytester) -> None:
     )
     result = pytester.runpytest("--codeif", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines(["*t.codeif.yaml:5: [[]no-print[]] print() called", "  no-print * 1/2*"])
+    result.stdout.fnmatch_lines(
+        ["*t.codeif.yaml:5: [[]no-print[]] print() called", "  no-print * 1/2*"]
+    )

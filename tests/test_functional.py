@@ -68,7 +68,9 @@ def test_plain_data_comparison(functional: pytest.Pytester) -> None:
 
 
 def test_a_failing_pytest_file_fails_with_its_message(pytester: pytest.Pytester) -> None:
-    pytester.makefile(".py", behaviour="from solution import f\n\ndef test_f():\n    assert f() == 2\n")
+    pytester.makefile(
+        ".py", behaviour="from solution import f\n\ndef test_f():\n    assert f() == 2\n"
+    )
     pytester.makefile(
         ".codeif.yaml",
         t="""
@@ -91,7 +93,7 @@ def test_the_environment_is_scrubbed(pytester: pytest.Pytester, monkeypatch) -> 
         t="""
         tasks:
           - id: t
-            code: "import os\\n\\ndef secret():\\n    return os.environ.get('CODEIF_TEST_SECRET')\\n"
+            code: "import os\\n\\ndef secret():\\n    return os.environ.get('CODEIF_TEST_SECRET')"
             tests:
               - {call: secret(), expect: null}
         """,

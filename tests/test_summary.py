@@ -8,19 +8,39 @@ from pytest_codeif.report.summary import summarize
 from pytest_codeif.report.terminal import render
 
 
-def constraint(task: str, status: str, check: str = "ruff", category: str = "Code Quality",
-               level: int | None = None, kind_: str | None = None) -> dict:
+def constraint(
+    task: str,
+    status: str,
+    check: str = "ruff",
+    category: str = "Code Quality",
+    level: int | None = None,
+    kind_: str | None = None,
+) -> dict:
     return {
-        "kind": "constraint", "nodeid": f"f::{task}::{check}-{random.random()}", "file": "f",
-        "task": task, "status": status, "check": check, "category": category, "level": level,
+        "kind": "constraint",
+        "nodeid": f"f::{task}::{check}-{random.random()}",
+        "file": "f",
+        "task": task,
+        "status": status,
+        "check": check,
+        "category": category,
+        "level": level,
         "error_kind": kind_,
     }
 
 
 def functional(task: str, status: str, passed: int, total: int) -> dict:
     cases = [{"status": "passed"}] * passed + [{"status": "failed"}] * (total - passed)
-    return {"kind": "functional", "nodeid": f"f::{task}::tests", "file": "f", "task": task,
-            "status": status, "cases": cases, "cases_passed": passed, "error_kind": None}
+    return {
+        "kind": "functional",
+        "nodeid": f"f::{task}::tests",
+        "file": "f",
+        "task": task,
+        "status": status,
+        "cases": cases,
+        "cases_passed": passed,
+        "error_kind": None,
+    }
 
 
 RECORDS = [
@@ -31,8 +51,14 @@ RECORDS = [
     constraint("b", "error", "mypy", level=1, kind_="timeout"),
     constraint("c", "satisfied", "calls", "Environment"),
     functional("c", "satisfied", 3, 3),
-    {"kind": "invalid", "nodeid": "g::x", "file": "g", "task": "x", "status": "error",
-     "error_kind": "invalid-task"},
+    {
+        "kind": "invalid",
+        "nodeid": "g::x",
+        "file": "g",
+        "task": "x",
+        "status": "error",
+        "error_kind": "invalid-task",
+    },
 ]
 
 
@@ -40,8 +66,13 @@ def test_rates_and_counts() -> None:
     s = summarize(RECORDS)
     assert (s.constraints.satisfied, s.constraints.violated, s.constraints.errors) == (3, 1, 1)
     assert s.constraints.rate == 3 / 5
-    assert s.by_check["ruff"].to_dict() == {"satisfied": 1, "violated": 1, "errors": 0,
-                                            "total": 2, "rate": 0.5}
+    assert s.by_check["ruff"].to_dict() == {
+        "satisfied": 1,
+        "violated": 1,
+        "errors": 0,
+        "total": 2,
+        "rate": 0.5,
+    }
     assert s.by_category["Environment"].satisfied == 1
     assert (s.by_level[0].satisfied, s.by_level[1].errors) == (1, 1)
     # a: all constraints satisfied but a functional case failed; b: violated; c: everything

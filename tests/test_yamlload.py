@@ -56,7 +56,9 @@ def test_alias_bomb_is_bounded(tmp_path: Path) -> None:
 
 
 # The file is rewritten for each example, so sharing tmp_path between examples is fine.
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.text(alphabet=st.sampled_from(list("tasks:-id &*[]{}|>\n\t'\"#1x")), max_size=120))
 def test_loader_only_ever_raises_task_file_errors(tmp_path: Path, text: str) -> None:
     try:

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, Finding, Sample
-from pytest_codeif.checks.structure import scopes, walk
+from pytest_codeif.checks.structure import scopes
 from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.engine.cst import ParsedModule
 
@@ -20,16 +20,16 @@ _NAMES = {
 }
 
 
-def call_sites(module: ParsedModule, scope: cst.CSTNode) -> Iterator[tuple[set[str], int]]:
-    """(qualified names, line) of each call and each decorator in `scope`.
+def call_sites(module: ParsedModule, scope: cst.CSTNode) -> Iterator[tuple[set[str], cst.CSTNode]]:
+    """(qualified names, node) of each call and each decorator in `scope`.
 
     A bare decorator (`@lru_cache`) is a call of that name, so it counts.
     """
-    for node in walk(scope):
+    for node in module.walk(scope):
         if isinstance(node, cst.Call):
-            yield module.qualified(node.func) or module.qualified(node), module.line_of(node)
+            yield module.qualified(node.func), node
         elif isinstance(node, cst.Decorator) and not isinstance(node.decorator, cst.Call):
-            yield module.qualified(node.decorator), module.line_of(node)
+            yield module.qualified(node.decorator), node
 
 
 def matches(qualified: set[str], wanted: str) -> bool:
@@ -87,9 +87,7 @@ class CallsCheck(Check):
         places = scopes(ctx, self.options.get("function"), _RULE)
         if isinstance(places, Finding):
             return [places]
-        sites = [
-            (names, m.relpath, line) for m, node in places for names, line in call_sites(m, node)
-        ]
+        sites = [(names, m, site) for m, node in places for names, site in call_sites(m, node)]
         findings: list[Finding] = []
         where = self.options.get("function")
         scope_text = f" in `{where}`" if where else ""
@@ -102,8 +100,13 @@ class CallsCheck(Check):
                 )
         for banned in self.options.get("forbid", []):
             findings.extend(
-                Finding(f"calls `{banned}`{scope_text}, which is forbidden", _RULE, path, line)
-                for names, path, line in sites
+                Finding(
+                    f"calls `{banned}`{scope_text}, which is forbidden",
+                    _RULE,
+                    module.relpath,
+                    module.line_of(site),
+                )
+                for names, module, site in sites
                 if matches(names, banned)
             )
         return findings

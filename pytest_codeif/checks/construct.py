@@ -8,8 +8,9 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, Finding, Sample
-from pytest_codeif.checks.structure import FunctionRef, functions, scopes, walk
+from pytest_codeif.checks.structure import FunctionRef, functions, scopes
 from pytest_codeif.engine.context import CheckContext
+from pytest_codeif.engine.cst import ParsedModule
 
 _RULE = "construct"
 
@@ -46,7 +47,7 @@ def _callees(ref: FunctionRef, known: dict[str, FunctionRef]) -> set[str]:
     """Qualified names of the known functions that `ref` calls directly."""
     found: set[str] = set()
     owner = ref.qualname.rsplit(".", 1)[0] if "." in ref.qualname else None
-    for node in walk(ref.node.body):
+    for node in ref.module.walk(ref.node.body):
         if not isinstance(node, cst.Call):
             continue
         names = ref.module.qualified(node.func)
@@ -154,8 +155,13 @@ class ConstructCheck(Check):
                 )
         for construct in self.options.get("forbid", []):
             findings.extend(
-                Finding(f"{scope_text} uses {construct}, which is forbidden", _RULE, path, line)
-                for path, line in self._sites(ctx, construct, places, function)
+                Finding(
+                    f"{scope_text} uses {construct}, which is forbidden",
+                    _RULE,
+                    module.relpath,
+                    module.line_of(node),
+                )
+                for module, node in self._sites(ctx, construct, places, function)
             )
         return findings
 
@@ -163,20 +169,25 @@ class ConstructCheck(Check):
         self,
         ctx: CheckContext,
         construct: str,
-        places: list[tuple[Any, cst.CSTNode]],
+        places: list[tuple[ParsedModule, cst.CSTNode]],
         function: str | None,
-    ) -> list[tuple[str, int]]:
+    ) -> list[tuple[ParsedModule, cst.CSTNode]]:
+        """Where `construct` is used, as (module, node); lines are computed only for
+        evidence, since positions cost a code generation pass."""
         if construct == "recursion":
             recursive = recursive_functions(ctx)
-            refs = [r for r in recursive.values() if function is None or r.node is places[0][1]]
-            return [(r.module.relpath, r.line) for r in refs]
-        sites: list[tuple[str, int]] = []
+            return [
+                (r.module, r.node)
+                for r in recursive.values()
+                if function is None or r.node is places[0][1]
+            ]
+        found: list[tuple[ParsedModule, cst.CSTNode]] = []
         for module, scope in places:
-            for node in walk(scope):
+            for node in module.walk(scope):
                 if construct == "async-function":
                     hit = isinstance(node, cst.FunctionDef) and node.asynchronous is not None
                 else:
                     hit = isinstance(node, NODE_CONSTRUCTS[construct])
                 if hit:
-                    sites.append((module.relpath, module.line_of(node)))
-        return sites
+                    found.append((module, node))
+        return found

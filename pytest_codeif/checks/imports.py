@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, Finding, Sample
-from pytest_codeif.checks.structure import code_of, walk
+from pytest_codeif.checks.structure import code_of
 from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.engine.cst import ParsedModule
 
@@ -23,28 +23,31 @@ class ImportSite:
     """A module imported somewhere: `from a.b import c` gives `a.b` and `a.b.c`."""
 
     module: str
-    path: str
-    line: int
+    source: ParsedModule
+    node: cst.CSTNode
+
+    @property
+    def line(self) -> int:
+        return self.source.line_of(self.node)
 
 
 def import_sites(module: ParsedModule) -> Iterator[ImportSite]:
     """Every absolute import in `module`, including `__import__("x")` and
     `importlib.import_module("x")` with a literal name (a common way round a rule)."""
-    for node in walk(module.tree):
+    for node in module.walk():
         if isinstance(node, cst.Import):
             for alias in node.names:
-                yield ImportSite(code_of(alias.name), module.relpath, module.line_of(node))
+                yield ImportSite(code_of(alias.name), module, node)
         elif isinstance(node, cst.ImportFrom) and not node.relative and node.module is not None:
             base = code_of(node.module)
-            line = module.line_of(node)
-            yield ImportSite(base, module.relpath, line)
+            yield ImportSite(base, module, node)
             if not isinstance(node.names, cst.ImportStar):
                 for alias in node.names:
-                    yield ImportSite(f"{base}.{code_of(alias.name)}", module.relpath, line)
+                    yield ImportSite(f"{base}.{code_of(alias.name)}", module, node)
         elif isinstance(node, cst.Call) and node.args and module.qualified(node) & _DYNAMIC:
             first = node.args[0].value
             if isinstance(first, cst.SimpleString) and isinstance(first.evaluated_value, str):
-                yield ImportSite(first.evaluated_value, module.relpath, module.line_of(node))
+                yield ImportSite(first.evaluated_value, module, node)
 
 
 def imports_module(site: str, wanted: str) -> bool:
@@ -101,6 +104,6 @@ class ImportsCheck(Check):
                     yield Finding(
                         f"imports `{site.module}`, but `{banned}` is forbidden",
                         _RULE,
-                        site.path,
+                        site.source.relpath,
                         site.line,
                     )

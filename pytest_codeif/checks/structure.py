@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Finding, Undecidable
+from pytest_codeif.checks.base import Finding
 from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.engine.cst import ParsedModule
 
@@ -32,30 +32,11 @@ class FunctionRef:
         return self.module.line_of(self.node)
 
 
-def walk(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
-    """Every node below `node`, depth first, in source order."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        yield current
-        stack.extend(reversed(current.children))
-
-
 def functions(module: ParsedModule) -> Iterator[FunctionRef]:
     """Every function and method of `module` with its dotted qualified name."""
-
-    def visit(node: cst.CSTNode, prefix: str) -> Iterator[FunctionRef]:
-        for child in node.children:
-            if isinstance(child, cst.FunctionDef):
-                qual = f"{prefix}{child.name.value}"
-                yield FunctionRef(module, child, qual)
-                yield from visit(child.body, f"{qual}.<locals>.")
-            elif isinstance(child, cst.ClassDef):
-                yield from visit(child.body, f"{prefix}{child.name.value}.")
-            else:
-                yield from visit(child, prefix)
-
-    yield from visit(module.tree, "")
+    for qual, node in module.definitions:
+        if isinstance(node, cst.FunctionDef):
+            yield FunctionRef(module, node, qual)
 
 
 def find_function(ctx: CheckContext, name: str) -> FunctionRef | None:
@@ -94,7 +75,3 @@ def scopes(
     if isinstance(found, Finding):
         return found
     return [(found.module, found.node)]
-
-
-def no_modules_error() -> Undecidable:
-    return Undecidable("no-code", "the unit has no Python modules")

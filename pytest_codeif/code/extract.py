@@ -3,17 +3,23 @@
 Rules, in order: blocks tagged as Python (python, py, python3, py3) are taken; if there
 are none, untagged blocks are taken; blocks tagged with another language (bash, json,
 text...) never are. Several blocks are joined in order, a blank line apart. A fence left
-open runs to the end of the response. No block at all means no code.
+open runs to the end of the response. An `<artifact language="python">` element counts as
+a Python block. With no block at all, a response that parses as Python as a whole (and is
+more than one bare expression) is taken as code: about half of one small model's answers
+in the MultiCodeIF corpus are bare code. Anything else is "no code".
 """
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import dataclass
 from typing import Final
 
 _PYTHON_TAGS: Final = frozenset({"python", "py", "python3", "py3", "ipython", "pycon3"})
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*)$")
+_ARTIFACT = re.compile(r"<artifact\b[^>]*\blanguage=\"(?P<lang>[\w+-]+)\"[^>]*>")
+_ARTIFACT_END = "</artifact>"
 
 
 @dataclass(frozen=True)
@@ -60,11 +66,12 @@ def find_blocks(response: str) -> list[CodeBlock]:
 
 def extract_python(response: str) -> ExtractedCode | None:
     """The Python code of `response`, or None when it holds no usable block."""
-    blocks = find_blocks(response)
+    blocks = find_blocks(response) + _artifacts(response)
+    blocks.sort(key=lambda b: b.first_line)
     chosen = [b for b in blocks if b.tag in _PYTHON_TAGS] or [b for b in blocks if not b.tag]
     chosen = [b for b in chosen if b.text.strip()]
     if not chosen:
-        return None
+        return _bare(response) if not blocks else None
     text_parts: list[str] = []
     origin: list[int] = []
     for block in chosen:
@@ -83,3 +90,32 @@ def _dedent(line: str, indent: int) -> str:
     while strip < indent and strip < len(line) and line[strip] in " \t":
         strip += 1
     return line[strip:]
+
+
+def _artifacts(response: str) -> list[CodeBlock]:
+    """`<artifact ... language="python">code</artifact>` elements, as blocks."""
+    found: list[CodeBlock] = []
+    for match in _ARTIFACT.finditer(response):
+        start = match.end()
+        end = response.find(_ARTIFACT_END, start)
+        body = response[start : end if end >= 0 else len(response)]
+        first_line = response.count("\n", 0, start) + 1
+        if body.startswith("\n"):
+            body, first_line = body[1:], first_line + 1
+        found.append(CodeBlock(match["lang"].lower(), body.rstrip(), first_line, end >= 0))
+    return found
+
+
+def _bare(response: str) -> ExtractedCode | None:
+    """The whole response, when it is Python code without any fence around it."""
+    try:
+        # Parsing only (no compile to bytecode, nothing executed).
+        tree = ast.parse(response)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if len(tree.body) < 2 and all(isinstance(stmt, ast.Expr) for stmt in tree.body):
+        return None  # prose that happens to parse ("Done.") or a lone name
+    lines = response.split("\n")
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return ExtractedCode("\n".join(lines) + "\n", tuple(range(1, len(lines) + 1)), 0, 0)

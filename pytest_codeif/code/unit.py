@@ -101,7 +101,8 @@ def _embedded(spec: CodeSpec, task_path: Path) -> SourceFile:
     if extracted is None:
         raise Undecidable(
             "no-code",
-            "the response has no fenced Python code block (```python ... ```)",
+            "the response holds no Python code: no fenced ```python block, and it is not "
+            "Python as a whole",
         )
     origin = tuple(base + line - 1 if exact else first for line in extracted.line_origin)
     return SourceFile(f"{SINGLE_MODULE}.py", extracted.text, task_path, origin, not exact)

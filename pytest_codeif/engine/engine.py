@@ -7,8 +7,10 @@ items pytest selected), and the first item that needs a run triggers it for all.
 
 from __future__ import annotations
 
+import ast
 import shutil
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,6 +56,7 @@ class Engine:
         self.units_dir = self.workdir / "units"
         self._units: dict[tuple[Path, str], CodeUnit | Undecidable] = {}
         self._parsed: dict[tuple[str, str], ParsedModule | Undecidable] = {}
+        self._syntax: dict[str, Undecidable | None] = {}
         self._staged: set[str] = set()
         self._planned: dict[ToolConfig, dict[str, CodeUnit]] = {}
         self._results: dict[tuple[ToolConfig, str], list[Finding] | Undecidable] = {}
@@ -71,6 +74,18 @@ class Engine:
         if isinstance(found, Undecidable):
             raise found
         return found
+
+    def check_syntax(self, unit: CodeUnit) -> None:
+        """Raise `Undecidable("syntax-error")` if any module of `unit` does not parse.
+
+        Python's own parser decides (the interpreter running pytest), once per unit, so
+        every check of a task reports the same error at the same task-file line.
+        """
+        if unit.key not in self._syntax:
+            self._syntax[unit.key] = _first_syntax_error(unit, self.display)
+        found = self._syntax[unit.key]
+        if found is not None:
+            raise found
 
     def parsed(self, unit: CodeUnit, source: SourceFile) -> ParsedModule:
         key = (unit.key, source.relpath)
@@ -157,6 +172,7 @@ class Engine:
         """The constraint's verdict; never raises for anything the code or a check does."""
         try:
             unit = self.unit(task)
+            self.check_syntax(unit)
             findings = list(constraint.check.evaluate(CheckContext(self, unit)))
         except Undecidable as exc:
             return Verdict("error", error_kind=exc.kind, error=exc.message)
@@ -191,3 +207,17 @@ def _crash_text(constraint: ConstraintSpec, exc: Exception) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
     return f"check {constraint.check_name!r} crashed{where}: {type(exc).__name__}: {exc}"
+
+
+def _first_syntax_error(unit: CodeUnit, display: Callable[[Path], str]) -> Undecidable | None:
+    for source in unit.files:
+        try:
+            # Parse only: nothing is compiled to bytecode or executed.
+            ast.parse(source.text, filename=source.relpath)
+        except SyntaxError as exc:
+            line = source.origin_line(exc.lineno)
+            where = f"{display(source.origin)}:{line}" if line else display(source.origin)
+            return Undecidable("syntax-error", f"{where}: {exc.msg}")
+        except (ValueError, RecursionError, MemoryError) as exc:
+            return Undecidable("syntax-error", f"{display(source.origin)}: cannot parse: {exc}")
+    return None

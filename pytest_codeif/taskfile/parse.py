@@ -98,6 +98,10 @@ class _TaskBuilder:
         if kind in ("file", "directory"):
             self._existing_path(raw[kind], (kind,), want_dir=kind == "directory")
         entry = raw.get("entry-point")
+        if not raw.get("constraints") and not raw.get("tests"):
+            raise TaskFileError(
+                self.at(), "the task has no `constraints` and no `tests`: nothing to check"
+            )
         return Task(
             id=raw["id"],
             path=self.loaded.path,

@@ -1,0 +1,43 @@
+"""Aggregation is the same plain, with -n 0 and with -n 2 (pytest-xdist)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.conftest import EXAMPLES, FIXTURES
+
+
+def summary_section(result: pytest.RunResult) -> list[str]:
+    lines = result.outlines
+    start = next(i for i, line in enumerate(lines) if "codeif: constraint satisfaction" in line)
+    end = next(i for i, line in enumerate(lines) if "short test summary info" in line)
+    return lines[start:end]
+
+
+def comparable(report: dict) -> dict:
+    report = dict(report)
+    report.pop("created")
+    return report
+
+
+def test_same_outcomes_summary_and_report_with_and_without_xdist(pytester: pytest.Pytester) -> None:
+    shutil.copytree(EXAMPLES, pytester.path / "examples")
+    shutil.copytree(FIXTURES / "functional", pytester.path / "fixtures" / "functional")
+    shutil.copytree(FIXTURES / "bad", pytester.path / "fixtures" / "bad")
+    runs = {}
+    for label, extra in {"plain": [], "n0": ["-n", "0"], "n2": ["-n", "2"]}.items():
+        result = pytester.runpytest_subprocess(
+            "--codeif", "-rA", "-p", "no:cacheprovider", f"--codeif-report={label}.json", *extra
+        )
+        report = json.loads((pytester.path / f"{label}.json").read_text())
+        runs[label] = (result.parseoutcomes(), summary_section(result), comparable(report))
+    plain = runs["plain"]
+    assert plain[0]["failed"] >= 10 and plain[0]["errors"] >= 10 and plain[0]["passed"] >= 10
+    for label in ("n0", "n2"):
+        outcomes, summary, report = runs[label]
+        assert outcomes == plain[0], label
+        assert summary == plain[1], label
+        assert report == plain[2], label
