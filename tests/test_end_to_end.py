@@ -196,3 +196,16 @@ def test_levels_and_constraint_counts_are_reported(pytester: pytest.Pytester) ->
             "  2 constraints * 0/1*",
         ]
     )
+
+
+def test_loading_the_plugin_imports_nothing_heavy() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pytest_codeif.plugin\n"
+        "print(sorted(m for m in ('libcst', 'yaml', 'jsonschema', 'pytest_codeif.collect')"
+        " if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
