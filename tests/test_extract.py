@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -72,3 +73,25 @@ def test_extraction_never_crashes_and_maps_every_line(response: str) -> None:
     assert len(lines) == len(code.line_origin)
     total = len(response.splitlines())
     assert all(1 <= line <= max(total, 1) for line in code.line_origin)
+
+
+@pytest.mark.parametrize(
+    "info", ["python", "Python3", "python:app.py", 'py title="x.py"', "{.python}"]
+)
+def test_fence_info_strings_name_the_language(info: str) -> None:
+    code = extract_python(f"```{info}\nx = 1\n```\n")
+    assert code is not None and code.blocks_used == 1
+
+
+def test_bare_code_is_code_but_prose_is_not() -> None:
+    code = extract_python("import os\n\ndef f():\n    return os.sep\n\n")
+    assert code is not None and code.line_origin == (1, 2, 3, 4)
+    assert extract_python("Sure, here is how you do it.") is None
+    assert extract_python("Done") is None
+
+
+def test_artifact_elements_are_python_blocks() -> None:
+    response = 'Here:\n<artifact type="code" language="python">\ndef f():\n    pass\n</artifact>'
+    code = extract_python(response)
+    assert code is not None and code.text == "def f():\n    pass\n"
+    assert code.line_origin == (3, 4)

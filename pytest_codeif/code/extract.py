@@ -18,6 +18,7 @@ from typing import Final
 
 _PYTHON_TAGS: Final = frozenset({"python", "py", "python3", "py3", "ipython", "pycon3"})
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*)$")
+_TAG = re.compile(r"[{.]*([A-Za-z0-9_+#-]+)")
 _ARTIFACT = re.compile(r"<artifact\b[^>]*\blanguage=\"(?P<lang>[\w+-]+)\"[^>]*>")
 _ARTIFACT_END = "</artifact>"
 
@@ -53,7 +54,7 @@ def find_blocks(response: str) -> list[CodeBlock]:
             i += 1
             continue
         fence, indent = opened["fence"], len(opened["indent"])
-        tag = opened["info"].strip().split(" ")[0].lower() if opened["info"].strip() else ""
+        tag = _tag(opened["info"])
         close = re.compile(rf"^[ \t]*{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$")
         j = i + 1
         while j < len(lines) and not close.match(lines[j]):
@@ -82,6 +83,13 @@ def extract_python(response: str) -> ExtractedCode | None:
         text_parts.extend(block_lines)
         origin.extend(range(block.first_line, block.first_line + len(block_lines)))
     return ExtractedCode("\n".join(text_parts) + "\n", tuple(origin), len(chosen), len(blocks))
+
+
+def _tag(info: str) -> str:
+    """The language of a fence's info string: `python`, `python:app.py`, `py title="x"`,
+    `{.python}` all give python; '' when there is none."""
+    found = _TAG.match(info.strip())
+    return found[1].lower() if found else ""
 
 
 def _dedent(line: str, indent: int) -> str:
