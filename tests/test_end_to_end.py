@@ -210,3 +210,42 @@ def test_loading_the_plugin_imports_nothing_heavy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_project_findings_name_their_file(pytester: pytest.Pytester) -> None:
+    (pytester.path / "proj" / "app").mkdir(parents=True)
+    (pytester.path / "proj" / "app" / "__init__.py").write_text("")
+    (pytester.path / "proj" / "app" / "core.py").write_text(
+        "def area(w: int, h: int) -> int:\n    return w * h\n"
+    )
+    (pytester.path / "proj" / "app" / "api.py").write_text(
+        "import os\nfrom app.core import area\n\n\ndef size() -> str:\n    return area(2, 3)\n"
+    )
+    (pytester.path / "proj" / "mypy.ini").write_text("[mypy]\nignore_errors = True\n")
+    pytester.makefile(
+        ".codeif.yaml",
+        t="""
+        tasks:
+          - id: proj
+            directory: proj
+            module: app.core
+            constraints:
+              - check: mypy
+              - check: ruff
+                select: [F401]
+              - check: signature
+                function: area
+                params: [w, h]
+            tests:
+              - {call: 'area(2, 3)', expect: 6}
+        """,
+    )
+    result = pytester.runpytest("--codeif")
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*proj/app/api.py:6: [[]return-value[]] Incompatible return value type*",
+            "*proj/app/api.py:1: [[]F401[]] `os` imported but unused",
+        ],
+        consecutive=False,
+    )

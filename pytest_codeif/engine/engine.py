@@ -104,6 +104,7 @@ class Engine:
         """Note the tool runs `constraint` will need, so one run serves every unit."""
         try:
             unit = self.unit(task)
+            self.check_syntax(unit)  # code that does not parse must not join a batch
         except Undecidable:
             return
         for config in constraint.check.tool_configs():
@@ -135,7 +136,14 @@ class Engine:
         if singles:
             files = [f"{u.key}/{u.files[0].relpath}" for u in singles]
             run = run_mypy(config, self.units_dir, files, self.workdir)
-            self._fan_out(config, singles, run, prefixed=True)
+            if run.blocking and len(singles) > 1:
+                # One unit stopped mypy for all: check each alone, so it spoils only itself.
+                for unit in singles:
+                    alone = [f"{unit.key}/{unit.files[0].relpath}"]
+                    solo = run_mypy(config, self.units_dir, alone, self.workdir)
+                    self._fan_out(config, [unit], solo, prefixed=True)
+            else:
+                self._fan_out(config, singles, run, prefixed=True)
         for project in (u for u in units if u.is_project):
             root = self.units_dir / project.key
             files = [f.relpath for f in project.files]
@@ -147,6 +155,13 @@ class Engine:
         for unit in units:
             if run.failure is not None:
                 self._results[(config, unit.key)] = Undecidable("checker-failure", run.failure)
+                continue
+            if run.blocking:
+                found = [f for findings in run.by_file.values() for f in findings]
+                detail = "; ".join(f"{f.path}:{f.line}: {f.message}" for f in found[:3])
+                self._results[(config, unit.key)] = Undecidable(
+                    "checker-failure", f"mypy stopped on a blocking error: {detail}"
+                )
                 continue
             findings: list[Finding] = []
             for source in unit.files:

@@ -52,6 +52,9 @@ class ToolRun:
 
     by_file: dict[str, list[Finding]]
     failure: str | None = None  # the tool crashed or timed out: no verdict for anyone
+    # A blocking error (mypy exit 2) stops the whole run: files checked after it have
+    # no diagnostics, so an empty list proves nothing for them.
+    blocking: bool = False
 
 
 def tool_versions() -> dict[str, str]:
@@ -138,7 +141,7 @@ def run_mypy(config: MypyConfig, root: Path, files: Sequence[str], workdir: Path
         return ToolRun(
             {}, f"mypy exited with {proc.returncode}: {_tail(proc.stderr or proc.stdout)}"
         )
-    return ToolRun(by_file)
+    return ToolRun(by_file, blocking=crashed)
 
 
 def _base_env() -> dict[str, str]:
