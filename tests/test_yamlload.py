@@ -65,3 +65,8 @@ def test_loader_only_ever_raises_task_file_errors(tmp_path: Path, text: str) -> 
         load(tmp_path, text)
     except TaskFileError as exc:
         assert exc.location.line >= 1
+
+
+def test_dates_stay_text_so_reports_stay_json(tmp_path: Path) -> None:
+    loaded = load(tmp_path, "metadata: {when: 2025-07-01, blob: !!binary aGk=}\n")
+    assert loaded.data == {"metadata": {"when": "2025-07-01", "blob": "aGk="}}
