@@ -106,13 +106,6 @@ class CodeifItem(pytest.Item):
     def violation_text(self) -> str:
         return "\n".join(str(e) for e in self.verdict.evidence)
 
-    def repr_failure(
-        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
-    ) -> str | Any:
-        if isinstance(excinfo.value, CodeifOutcome):
-            return excinfo.value.text
-        return super().repr_failure(excinfo)
-
 
 class ConstraintItem(CodeifItem):
     """One constraint of one task."""
