@@ -115,9 +115,12 @@ def pytest_runtest_makereport(
     report = yield
     if not _enabled(item.config):
         return report
-    from pytest_codeif.collect import CodeifItem
+    from pytest_codeif.collect import CodeifItem, CodeifOutcome
 
     if isinstance(item, CodeifItem):
+        if call.excinfo is not None and isinstance(call.excinfo.value, CodeifOutcome):
+            # Plain text, so pytest's short summary shows our first line, not a class name.
+            report.longrepr = call.excinfo.value.text
         decisive = call.when == "call" or (call.when == "setup" and report.failed)
         if decisive and item.record is not None:
             # Plain built-in types only: pytest-xdist serialises this to the controller.

@@ -249,3 +249,31 @@ def test_project_findings_name_their_file(pytester: pytest.Pytester) -> None:
         ],
         consecutive=False,
     )
+
+
+def test_code_warnings_do_not_break_checks_under_w_error(pytester: pytest.Pytester) -> None:
+    pytester.makefile(
+        ".codeif.yaml",
+        t="""
+        tasks:
+          - id: t
+            code: |
+              import re
+              PATTERN = re.compile("\\s+")
+              def pair() -> (int, str):
+                  return 1, "a"
+            constraints:
+              - check: construct
+                forbid: [loop]
+              - check: mypy
+              - check: ruff
+                select: [W605]
+        """,
+    )
+    result = pytester.runpytest_subprocess("--codeif", "-W", "error", "-rf")
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines(["FAILED t.codeif.yaml::t::mypy - constraint 'mypy' violated*"])
+    result.stdout.fnmatch_lines(
+        ["*t.codeif.yaml:6: [[]syntax[]] Syntax error in type annotation*", "*[[]W605[]]*"],
+        consecutive=False,
+    )

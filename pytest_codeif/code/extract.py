@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass
 from typing import Final
 
@@ -117,8 +118,10 @@ def _artifacts(response: str) -> list[CodeBlock]:
 def _bare(response: str) -> ExtractedCode | None:
     """The whole response, when it is Python code without any fence around it."""
     try:
-        # Parsing only (no compile to bytecode, nothing executed).
-        tree = ast.parse(response)
+        # Parsing only (no compile to bytecode, nothing executed), warnings silenced.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(response)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     if len(tree.body) < 2 and all(isinstance(stmt, ast.Expr) for stmt in tree.body):
