@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_codeif.engine.engine import Verdict
-from pytest_codeif.errors import TaskFileError, format_key_path
+from pytest_codeif.errors import Location, TaskFileError, format_key_path
 from pytest_codeif.functional.run import FunctionalOutcome, run_functional
 from pytest_codeif.report.records import (
     Record,
@@ -51,6 +51,16 @@ class TaskFile(pytest.File):
         except TaskFileError as exc:
             yield InvalidTaskItem.from_parent(
                 self, name=INVALID_FILE_ITEM, label="(file)", error=exc
+            )
+            return
+        except Exception as exc:  # noqa: BLE001 - one file must never stop the session
+            error = TaskFileError(
+                Location(self.path, 1, ()),
+                f"pytest-codeif failed reading this file ({type(exc).__name__}: {exc}); "
+                "this is a bug in pytest-codeif, please report it with the file",
+            )
+            yield InvalidTaskItem.from_parent(
+                self, name=INVALID_FILE_ITEM, label="(file)", error=error
             )
             return
         nodes: list[tuple[int, pytest.Item | pytest.Collector]] = []

@@ -46,13 +46,15 @@ EXPECTED = {
         "*wrong_shape.codeif.yaml:8: at tasks[[]1[]].constraints: expected a list, got a mapping*",
         "*wrong_shape.codeif.yaml:14: at tasks[[]2[]].constraints[[]0[]].level: expected an"
         " integer, got a string ('high')",
+        "*wrong_shape.codeif.yaml:18: at tasks[[]3[]].tests[[]0[]].call: `call` must be a Python"
+        " expression: *",
     ],
     "not_a_mapping.codeif.yaml": [
         "*not_a_mapping.codeif.yaml:1: at (top level): expected a mapping*"
     ],
     "empty.codeif.yaml": ["*empty.codeif.yaml:1: *the file is empty; expected a `tasks:` list"],
 }
-ERRORS = {"bad_options.codeif.yaml": 3, "missing_path.codeif.yaml": 2, "wrong_shape.codeif.yaml": 3}
+ERRORS = {"bad_options.codeif.yaml": 3, "missing_path.codeif.yaml": 2, "wrong_shape.codeif.yaml": 4}
 PASSING = {"bad_options.codeif.yaml": 1, "duplicate_id.codeif.yaml": 1}
 
 
@@ -78,8 +80,8 @@ def test_good_files_run_beside_bad_ones(pytester: pytest.Pytester) -> None:
     assert (
         outcomes["passed"] == 4
     )  # tiny (constraint + tests), bad_options' and duplicate_id's good task
-    assert outcomes["errors"] == 16
-    result.stdout.fnmatch_lines(["invalid task files or tasks: 16 (see the errors above)"])
+    assert outcomes["errors"] == 17
+    result.stdout.fnmatch_lines(["invalid task files or tasks: 17 (see the errors above)"])
     assert result.ret == pytest.ExitCode.TESTS_FAILED
 
 

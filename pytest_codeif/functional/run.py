@@ -54,10 +54,14 @@ def run_functional(engine: Engine, task: Task) -> FunctionalOutcome:
     except Undecidable as exc:
         return FunctionalOutcome(Verdict("error", error_kind=exc.kind, error=exc.message), ())
     cases: list[CaseResult] = []
-    if task.calls:
-        cases.extend(_run_calls(engine, task, unit))
-    for index, case in enumerate(task.pytest_files):
-        cases.extend(_run_pytest_file(engine, task, unit, case, index))
+    try:
+        if task.calls:
+            cases.extend(_run_calls(engine, task, unit))
+        for index, case in enumerate(task.pytest_files):
+            cases.extend(_run_pytest_file(engine, task, unit, case, index))
+    except OSError as exc:  # the host, not the code: no space, no process slots...
+        message = f"cannot run the tests: {type(exc).__name__}: {exc}"
+        return FunctionalOutcome(Verdict("error", error_kind="crash", error=message), ())
     return FunctionalOutcome(_verdict(engine, task, cases), tuple(cases))
 
 

@@ -5,6 +5,7 @@ A bad task does not spoil the file: the good tasks beside it are returned and ru
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -206,6 +207,13 @@ class _TaskBuilder:
                 loc, "a call case needs `expect` (or `expected_output`) or `raises`"
             )
         if "call" in raw:
+            try:
+                ast.parse(raw["call"], mode="eval")
+            except SyntaxError as exc:
+                raise TaskFileError(
+                    self.at("tests", i, "call"),
+                    f"`call` must be a Python expression: {exc.msg}",
+                ) from None
             return CallCase(
                 raw.get("name", raw["call"]),
                 loc,

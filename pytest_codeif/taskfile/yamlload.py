@@ -125,7 +125,7 @@ class _Walker:
             return self._mapping(node, key_path, depth)
         if isinstance(node, yaml.SequenceNode):
             return [self.walk(item, (*key_path, i), depth + 1) for i, item in enumerate(node.value)]
-        if node.tag.endswith((":timestamp", ":binary")):
+        if (node.tag or "").endswith((":timestamp", ":binary")):
             # Kept as written: task data must stay JSON (reports, pytest-xdist transport).
             return str(node.value)
         try:
