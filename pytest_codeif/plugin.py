@@ -40,6 +40,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="write the JSON report (outcomes, evidence, aggregates) to PATH.",
     )
+    group.addoption(
+        "--codeif-sandbox",
+        choices=("auto", "bubblewrap", "process"),
+        default=None,
+        help="how code under evaluation is isolated: bubblewrap, a bare process, or auto "
+        "(bubblewrap when it works here). Default: the codeif_sandbox ini value, or auto.",
+    )
+    parser.addini(
+        "codeif_sandbox",
+        default="auto",
+        help="default for --codeif-sandbox (auto, bubblewrap or process).",
+    )
     parser.addini(
         "codeif_patterns",
         type="linelist",
@@ -137,6 +149,5 @@ def pytest_report_header(config: pytest.Config) -> list[str] | None:
     names = ", ".join(c.name for c in state.registry)
     return [
         f"codeif: {len(state.registry)} checks ({names})",
-        "codeif: sandbox: separate process, process-group kill, rlimits "
-        "(no filesystem or network isolation yet)",
+        f"codeif: sandbox: {state.engine.isolation.describe()}",
     ]

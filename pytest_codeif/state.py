@@ -11,6 +11,7 @@ import pytest
 from pytest_codeif.checks.registry import CheckRegistrationError, CheckRegistry
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.report.records import Record
+from pytest_codeif.sandbox.isolation import choose_isolation
 
 
 @dataclass
@@ -32,8 +33,17 @@ def create_state(config: pytest.Config) -> CodeifState:
         config.hook.pytest_codeif_register_checks(registry=registry)
     except CheckRegistrationError as exc:
         raise pytest.UsageError(f"pytest-codeif: cannot register a check: {exc}") from None
+    requested = config.getoption("codeif_sandbox") or config.getini("codeif_sandbox") or "auto"
+    if requested not in ("auto", "bubblewrap", "process"):
+        raise pytest.UsageError(
+            f"pytest-codeif: codeif_sandbox must be auto, bubblewrap or process, not {requested!r}"
+        )
+    try:
+        isolation = choose_isolation(requested)
+    except ValueError as exc:
+        raise pytest.UsageError(f"pytest-codeif: {exc}") from None
     workdir = Path(tempfile.mkdtemp(prefix="pytest-codeif-"))
-    return CodeifState(registry, Engine(config.rootpath, workdir))
+    return CodeifState(registry, Engine(config.rootpath, workdir, isolation))
 
 
 def get_state(config: pytest.Config) -> CodeifState:

@@ -20,6 +20,7 @@ from pytest_codeif.code.unit import CodeUnit, SourceFile, load_unit
 from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.engine.cst import ParsedModule
 from pytest_codeif.engine.tools import RuffConfig, ToolConfig, ToolRun, run_mypy, run_ruff
+from pytest_codeif.sandbox.isolation import Isolation
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
 
 
@@ -51,9 +52,10 @@ class Verdict:
 class Engine:
     """Per-session caches and batches; one per pytest process (each xdist worker too)."""
 
-    def __init__(self, rootdir: Path, workdir: Path) -> None:
+    def __init__(self, rootdir: Path, workdir: Path, isolation: Isolation | None = None) -> None:
         self.rootdir = rootdir
         self.workdir = workdir.resolve()
+        self.isolation = isolation or Isolation("process", reason="no sandbox chosen")
         self.units_dir = self.workdir / "units"
         self._units: dict[tuple[Path, str], CodeUnit | Undecidable] = {}
         self._parsed: dict[tuple[str, str], ParsedModule | Undecidable] = {}

@@ -4,19 +4,20 @@ each test's outcome as a JSON line, so the parent never parses human-oriented ou
 from __future__ import annotations
 
 import json
+import os
 from typing import IO
 
 import pytest
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--codeif-child-report", help="internal: where to write outcomes")
+    parser.addoption("--codeif-channel", type=int, help="internal: descriptor for outcomes")
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    path = config.getoption("codeif_child_report")
-    if path:
-        config.pluginmanager.register(_Writer(open(path, "w", encoding="utf-8")))  # noqa: SIM115
+    channel = config.getoption("codeif_channel")
+    if channel is not None:
+        config.pluginmanager.register(_Writer(os.fdopen(channel, "w", encoding="utf-8")))
 
 
 class _Writer:

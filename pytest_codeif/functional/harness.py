@@ -6,12 +6,15 @@ subclass with a patched `__eq__`, or any object that is not plain data, is repor
 unsupported instead of reaching the comparison. Expected values are never sent here:
 the parent process compares.
 
-Usage: python -I harness.py REQUEST.json RESULT.jsonl
+Usage: python -I harness.py --channel FD < REQUEST.json
+The request comes on stdin, which is then replaced by /dev/null (the code reads EOF);
+results go to the inherited descriptor FD, a file outside the sandbox.
 """
 
 import importlib
 import json
 import math
+import os
 import sys
 from typing import Any
 
@@ -64,10 +67,12 @@ def _exception_names(exc: BaseException) -> list[str]:
 
 
 def main() -> None:
-    with open(sys.argv[1], encoding="utf-8") as handle:
-        request = json.load(handle)
-    # Opened before any foreign code runs; never closed: the process exit flushes it.
-    out = open(sys.argv[2], "w", encoding="utf-8")  # noqa: SIM115
+    request = json.load(sys.stdin)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+    # Set up before any foreign code runs; never closed: the process exit flushes it.
+    out = os.fdopen(int(sys.argv[sys.argv.index("--channel") + 1]), "w", encoding="utf-8")
 
     def emit(record: dict[str, Any]) -> None:
         out.write(json.dumps(record) + "\n")

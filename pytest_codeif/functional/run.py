@@ -91,20 +91,15 @@ def _scratch(engine: Engine, unit: CodeUnit, name: str) -> tuple[Path, Path]:
     return code, io
 
 
-def _read_lines(path: Path) -> list[dict[str, Any]]:
+def _read_lines(text: str) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
-    if not path.exists():
-        return records
-    with path.open(encoding="utf-8", errors="replace") as handle:
-        for number, line in enumerate(handle):
-            if number >= MAX_RESULT_LINES:
-                break
-            try:
-                record = json.loads(line)
-            except ValueError:
-                continue  # a torn last line from a killed process
-            if isinstance(record, dict):
-                records.append(record)
+    for line in text.splitlines()[:MAX_RESULT_LINES]:
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue  # a torn last line from a killed process
+        if isinstance(record, dict):
+            records.append(record)
     return records
 
 
@@ -135,12 +130,14 @@ def _run_calls(engine: Engine, task: Task, unit: CodeUnit) -> list[CaseResult]:
     }
     (io / "request.json").write_text(json.dumps(request), encoding="utf-8")
     run = run_python(
-        [str(HARNESS), str(io / "request.json"), str(io / "result.jsonl")],
+        [str(HARNESS), "--channel", "{channel}"],
         code,
         io,
         Limits(timeout=task.timeout),
+        engine.isolation,
+        stdin=io / "request.json",
     )
-    records = _read_lines(io / "result.jsonl")
+    records = _read_lines(run.channel)
     failed_import = next((r for r in records if "import_error" in r), None)
     if failed_import is not None:
         raised, text = failed_import["import_error"], failed_import.get("message", "")
@@ -208,16 +205,17 @@ def _run_pytest_file(
     if not test_name.endswith(".py"):
         test_name += ".py"
     shutil.copyfile(case.path, code / test_name)
-    ini = io / "pytest.ini"
+    # Our own configuration, named explicitly: one planted beside the code is never read.
+    ini = code / ".codeif-pytest.ini"
     ini.write_text("[pytest]\n", encoding="utf-8")
-    report = io / "report.jsonl"
     args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--noconftest", "-c", str(ini)]
     args += ["--rootdir", str(code), "-p", "pytest_codeif.functional.child_report"]
-    args += [f"--codeif-child-report={report}", test_name]
+    args += ["--codeif-channel", "{channel}", str(code / test_name)]
     # Plugins installed on the host stay out of the child: its outcome is the test's own.
     no_plugins = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    run = run_python(args, code, io, Limits(timeout=task.timeout), no_plugins)
-    records = _read_lines(report)
+    limits = Limits(timeout=task.timeout)
+    run = run_python(args, code, io, limits, engine.isolation, env=no_plugins)
+    records = _read_lines(run.channel)
     line = case.location.line
     results: list[CaseResult] = []
     reported: set[str] = set()

@@ -1,9 +1,10 @@
 """The one place where code under evaluation is started as a process.
 
-Today's containment: a new session (process group) killed as a whole on timeout and
-after exit, rlimits on CPU time, address space, file size and core dumps, stdin at EOF,
-a scrubbed environment, and output read only up to a cap. A stronger backend
-(bubblewrap) plugs in here without touching the callers.
+Every run: the isolation backend's wrapping (see `isolation.py`), a new session killed as
+a whole (with its pid namespace, under bubblewrap) on timeout and after exit, rlimits on
+CPU time, address space, file size, processes and core dumps, stdin at end-of-file,
+a scrubbed environment, output read only up to a cap, and results passed back through
+an inherited file descriptor to a file outside the sandbox.
 """
 
 from __future__ import annotations
@@ -18,81 +19,120 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import IO, Final
+
+from pytest_codeif.sandbox.isolation import Isolation
 
 MIB: Final = 1024 * 1024
+#: Processes a run may add (a fork bomb stops here; the machine can still fork).
+PROCESS_MARGIN: Final = 64
+#: Extra seconds the timeout allows for the sandbox and the interpreter to start.
+STARTUP_SECONDS: Final = 2.0
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits for one sandboxed process."""
+    """Resource limits for one sandboxed run."""
 
     timeout: float = 10.0
-    memory_bytes: int = 2048 * MIB
-    file_bytes: int = 64 * MIB
-    output_bytes: int = 1 * MIB
+    memory_bytes: int = 1024 * MIB  # per process (address space)
+    file_bytes: int = 16 * MIB  # per written file, output and results included
+    output_bytes: int = 1 * MIB  # read back from stdout and stderr each
 
 
 @dataclass(frozen=True)
 class RunResult:
-    """How a sandboxed process ended, and the start of what it printed."""
+    """How a sandboxed run ended, what it printed (cut), and its result channel."""
 
     returncode: int | None
     timed_out: bool
     stdout: str
     stderr: str
+    channel: str  # what the harness wrote to its result descriptor
     seconds: float
 
 
 def scrubbed_env() -> dict[str, str]:
     """An environment with nothing of the host's but what Python needs to start."""
     return {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
         "LANG": "C.UTF-8",
         "PYTHONHASHSEED": "0",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONIOENCODING": "utf-8",
-        "HOME": "/nonexistent",
+        "HOME": "/tmp",
+        "TMPDIR": "/tmp",
     }
 
 
-def _limit(limits: Limits) -> None:
-    """Runs in the child between fork and exec."""
-    cpu = max(1, int(limits.timeout) + 1)
+def _own_process_count() -> int:
+    """Processes of this uid now (RLIMIT_NPROC counts per uid, not per run)."""
+    uid = os.getuid()
+    count = 0
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if entry.stat().st_uid == uid:
+                    count += 1
+    return count
+
+
+def _limiter(limits: Limits, isolation: Isolation, channel: int) -> None:
+    """Runs in the child between fork and exec: set rlimits, die with the parent."""
+    cpu = max(1, int(limits.timeout + STARTUP_SECONDS) + 1)
     resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
     resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+    nproc = PROCESS_MARGIN if isolation.as_nobody else _own_process_count() + PROCESS_MARGIN
+    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+    os.set_inheritable(channel, True)
 
 
 def run_python(
     args: Sequence[str],
-    cwd: Path,
+    code_dir: Path,
     io_dir: Path,
     limits: Limits,
+    isolation: Isolation,
+    *,
     env: Mapping[str, str] | None = None,
+    stdin: Path | None = None,
 ) -> RunResult:
-    """Run `python -I ARGS` in `cwd`; output goes to files in `io_dir`, read up to a cap.
+    """Run `python -I ARGS` sandboxed; `{channel}` in ARGS becomes the result fd number.
 
-    `env` adds variables to the scrubbed environment (never the host's).
+    `code_dir` is readable inside; `io_dir` (host only) receives stdout, stderr and the
+    result channel; `stdin` is a file fed to the process (else end-of-file).
     """
-    out_path, err_path = io_dir / "stdout", io_dir / "stderr"
+    scratch = io_dir / "scratch"
+    scratch.mkdir(exist_ok=True)
+    paths = {name: io_dir / name for name in ("stdout", "stderr", "channel")}
     start = time.monotonic()
-    with out_path.open("wb") as out, err_path.open("wb") as err:
+    with contextlib.ExitStack() as stack:
+        files: dict[str, IO[bytes]] = {
+            n: stack.enter_context(p.open("wb")) for n, p in paths.items()
+        }
+        source = stack.enter_context(stdin.open("rb")) if stdin else subprocess.DEVNULL
+        channel = files["channel"].fileno()
+        argv = [sys.executable, "-I", *(a.replace("{channel}", str(channel)) for a in args)]
+        cmd, cwd, run_env = isolation.wrap(
+            argv, code_dir, scratch, {**scrubbed_env(), **(env or {})}
+        )
         proc = subprocess.Popen(
-            [sys.executable, "-I", *args],
+            cmd,
             cwd=cwd,
-            env={**scrubbed_env(), **(env or {})},
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=err,
+            env=run_env,
+            stdin=source,
+            stdout=files["stdout"],
+            stderr=files["stderr"],
+            pass_fds=(channel,),
             start_new_session=True,
             # rlimits must be set in the child before exec; it only calls setrlimit.
-            preexec_fn=lambda: _limit(limits),  # noqa: PLW1509
+            preexec_fn=lambda: _limiter(limits, isolation, channel),  # noqa: PLW1509
         )
         timed_out = False
         try:
-            proc.wait(timeout=limits.timeout)
+            proc.wait(timeout=limits.timeout + STARTUP_SECONDS)
         except subprocess.TimeoutExpired:
             timed_out = True
         finally:
@@ -101,14 +141,16 @@ def run_python(
     return RunResult(
         None if timed_out else proc.returncode,
         timed_out,
-        _head(out_path, limits.output_bytes),
-        _head(err_path, limits.output_bytes),
+        _head(paths["stdout"], limits.output_bytes),
+        _head(paths["stderr"], limits.output_bytes),
+        _head(paths["channel"], limits.file_bytes),
         time.monotonic() - start,
     )
 
 
 def _kill_group(pid: int) -> None:
-    # The child leads its own session: killing the group takes its children with it.
+    # The child leads its own session: killing the group takes its children with it
+    # (under bubblewrap, killing its pid-namespace init takes every process inside).
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, signal.SIGKILL)
 

@@ -1,0 +1,166 @@
+"""How code under evaluation is isolated: bubblewrap where it works, else a bare process.
+
+`bubblewrap`: new pid, network, IPC and UTS namespaces; the system and the Python
+installation mounted read-only; the code read-only; a size-capped tmpfs as the only
+writable place (and the working directory); an unprivileged uid (65534, through
+`setpriv`, when pytest runs as root); killed with its whole pid namespace when pytest
+dies or the timeout strikes. `process`: a process group and rlimits only.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Final, Literal
+
+import pytest_codeif
+
+BackendName = Literal["bubblewrap", "process"]
+NOBODY: Final = 65534
+SCRATCH_BYTES: Final = 64 * 1024 * 1024
+
+_SYSTEM_DIRS: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache")
+
+#: Promises that only bubblewrap keeps, in the words the summary header prints.
+PROCESS_GAPS: Final = (
+    "no network isolation",
+    "no filesystem isolation (the code can read and write what the pytest user can)",
+    "a grandchild that calls setsid can outlive the timeout",
+    "disk use capped per file only",
+)
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """A chosen backend; `wrap` turns a Python command line into the sandboxed one."""
+
+    name: BackendName
+    as_nobody: bool = False  # pytest runs as root: drop to uid 65534 inside
+    reason: str = ""  # why this backend (e.g. why bubblewrap is not in use)
+
+    @property
+    def gaps(self) -> tuple[str, ...]:
+        return () if self.name == "bubblewrap" else PROCESS_GAPS
+
+    def describe(self) -> str:
+        if self.name == "bubblewrap":
+            who = "uid 65534" if self.as_nobody else "a user namespace"
+            return (
+                f"bubblewrap (no network, read-only system, tmpfs scratch, {who}, "
+                "pid namespace, rlimits)"
+            )
+        return f"process group + rlimits ({self.reason}); not in force: {'; '.join(self.gaps)}"
+
+    def wrap(
+        self, argv: Sequence[str], code_dir: Path, scratch: Path, env: Mapping[str, str]
+    ) -> tuple[list[str], Path, dict[str, str]]:
+        """(command, working directory, environment) for running `argv` in the sandbox."""
+        if self.name == "process":
+            return list(argv), scratch, dict(env)
+        cmd = [_bwrap(), *_namespaces(self.as_nobody), "--die-with-parent", "--new-session"]
+        for path in _SYSTEM_DIRS:
+            cmd += ["--ro-bind-try", path, path]
+        cmd += ["--proc", "/proc", "--dev", "/dev"]
+        cmd += ["--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
+        cmd += _read_only([*_python_dirs(), code_dir])
+        cmd += ["--chdir", "/tmp", "--clearenv"]
+        for key, value in sorted(env.items()):
+            cmd += ["--setenv", key, value]
+        if self.as_nobody:
+            cmd += [_setpriv(), f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+            cmd += ["--no-new-privs", "--"]
+        return [*cmd, *argv], Path("/"), {}
+
+
+def _read_only(paths: Sequence[Path]) -> list[str]:
+    """Bind `paths` read-only at their own place. bwrap would create their missing
+    parents with mode 0700, which uid 65534 cannot cross: create them 0755 first."""
+    args: list[str] = []
+    made = {Path("/"), Path("/tmp")}
+    for path in paths:
+        for parent in reversed(path.parents):
+            if parent not in made:
+                args += ["--perms", "0755", "--dir", str(parent)]
+                made.add(parent)
+        args += ["--ro-bind", str(path), str(path)]
+    return args
+
+
+def _namespaces(as_nobody: bool) -> list[str]:
+    spaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+    spaces.append("--unshare-cgroup-try")
+    # As root, no user namespace: setpriv then drops to a real unprivileged uid, which
+    # makes RLIMIT_NPROC apply. As another user, a user namespace is the only way in.
+    return spaces if as_nobody else [*spaces, "--unshare-user", "--disable-userns"]
+
+
+def _bwrap() -> str:
+    return shutil.which("bwrap") or "bwrap"
+
+
+def _setpriv() -> str:
+    return shutil.which("setpriv") or "setpriv"
+
+
+@cache
+def _python_dirs() -> tuple[Path, ...]:
+    """The interpreter, its standard library and site-packages, and this package (an
+    editable install lives outside site-packages), without nested duplicates."""
+    wanted = {
+        Path(p).resolve()
+        for p in (sys.base_prefix, sys.prefix, sys.exec_prefix, sys.base_exec_prefix)
+    }
+    wanted.add(Path(sys.executable).resolve().parent)
+    wanted.add(Path(pytest_codeif.__file__).resolve().parent)
+    ordered = sorted(wanted, key=lambda p: len(p.parts))
+    kept: list[Path] = []
+    for path in ordered:
+        system = any(path.is_relative_to(s) for s in _SYSTEM_DIRS)
+        if not system and not any(path.is_relative_to(k) for k in kept):
+            kept.append(path)
+    return tuple(kept)
+
+
+@cache
+def choose_isolation(requested: str) -> Isolation:
+    """The backend for `requested` (auto, bubblewrap or process).
+
+    Raises ValueError when bubblewrap was asked for and cannot run here.
+    """
+    if requested == "process":
+        return Isolation("process", reason="chosen with --codeif-sandbox=process")
+    problem = _probe_bubblewrap()
+    if problem is None:
+        return Isolation("bubblewrap", as_nobody=_use_nobody())
+    if requested == "bubblewrap":
+        raise ValueError(f"--codeif-sandbox=bubblewrap, but bubblewrap cannot run: {problem}")
+    return Isolation("process", reason=problem)
+
+
+def _use_nobody() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("setpriv") is not None
+
+
+def _probe_bubblewrap() -> str | None:
+    """None when a sandboxed `python -c pass` works, else why not."""
+    if not sys.platform.startswith("linux"):
+        return f"bubblewrap needs Linux (this is {sys.platform})"
+    if shutil.which("bwrap") is None:
+        return "bwrap not found (install the `bubblewrap` package)"
+    probe = Isolation("bubblewrap", as_nobody=_use_nobody())
+    here = Path(pytest_codeif.__file__).resolve().parent
+    cmd, cwd, env = probe.wrap([sys.executable, "-I", "-c", "pass"], here, here, {})
+    try:
+        done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"bwrap failed to start: {exc}"
+    if done.returncode != 0:
+        text = done.stderr.decode(errors="replace").strip().splitlines()
+        return f"bwrap failed: {text[-1] if text else done.returncode}"
+    return None
