@@ -36,17 +36,18 @@ def test_forgeries_never_pass(functional: pytest.Pytester) -> None:
     assert outcomes[node.format("int-subclass")] == "FAILED"
     assert outcomes[node.format("exit-at-import")] == "ERROR"
     assert outcomes[node.format("loops-forever")] == "ERROR"
+    assert outcomes[node.format("pytest-file-exits-early")] == "ERROR"
     result.stdout.fnmatch_lines(
         [
             "*(crash): answer(): the process ended (exit code 0) before this case reported*",
             "*(timeout): answer(): timed out after 2 s*",
+            "*(crash): checks/answer_checks.py::test_answer: the process ended (exit code 0)*",
             "*answer(): expected 42, but it returned solution.Anything, which is not plain data*",
             "*answer(): expected 42, but it returned solution.Sly, which is not plain data*",
             "*answer(): expected 42, but it raised SystemExit: 0",
             "*answer(): expected 42, got 41",
             "*answer(): expected 42, but it raised KeyboardInterrupt*",
             "*answer(): expected 42, got 0",
-            "*answer_checks.py::test_answer: the test did not report a result*",
         ],
         consecutive=False,
     )

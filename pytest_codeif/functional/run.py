@@ -219,7 +219,10 @@ def _run_pytest_file(
     line = case.location.line
     results: list[CaseResult] = []
     reported: set[str] = set()
+    collect_errors = [r for r in records if r.get("outcome") == "collect-error"]
     for record in records:
+        if record in collect_errors:
+            continue
         nodeid = str(record.get("nodeid", ""))
         name = nodeid.split("::", 1)[1] if "::" in nodeid else nodeid
         reported.add(name.split("[", 1)[0])
@@ -231,16 +234,16 @@ def _run_pytest_file(
             message = f"{outcome}: {str(record.get('message', ''))[-500:]}"
             results.append(CaseResult(label, "failed", message, line))
     for name in expected_test_names(case.path):
-        if name not in reported:
-            status, message = (
-                _ended(run, task.timeout)
-                if run.timed_out
-                else (
-                    "failed",
-                    "the test did not report a result (deleted, renamed or never run)",
-                )
-            )
-            results.append(CaseResult(f"{case.label}::{name}", status, message, line))
+        if name in reported:
+            continue
+        if collect_errors:
+            status: CaseStatus = "failed"
+            message = f"collecting the test file failed: {collect_errors[0].get('message', '')}"
+        elif run.timed_out or not records:
+            status, message = _ended(run, task.timeout)
+        else:
+            status, message = "failed", "the test did not report a result (deleted or renamed)"
+        results.append(CaseResult(f"{case.label}::{name}", status, message, line))
     if not results:
         status, message = _ended(run, task.timeout)
         results.append(CaseResult(case.label, status, message, line))

@@ -22,7 +22,11 @@ from typing import Final, Literal
 import pytest_codeif
 
 BackendName = Literal["bubblewrap", "process"]
-NOBODY: Final = 65534
+#: Sandboxed code runs as a uid of its own per pytest process (so per xdist worker):
+#: RLIMIT_NPROC counts per uid, so a fork bomb in one worker's run cannot starve the
+#: other's, and the processes a run leaves can be found and killed by uid.
+UID_BASE: Final = 61000
+UID_SPAN: Final = 3000
 SCRATCH_BYTES: Final = 64 * 1024 * 1024
 
 _SYSTEM_DIRS: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache")
@@ -41,8 +45,9 @@ class Isolation:
     """A chosen backend; `wrap` turns a Python command line into the sandboxed one."""
 
     name: BackendName
-    as_nobody: bool = False  # pytest runs as root: drop to uid 65534 inside
+    as_nobody: bool = False  # pytest runs as root: drop to `uid` inside
     reason: str = ""  # why this backend (e.g. why bubblewrap is not in use)
+    uid: int = 65534
 
     @property
     def gaps(self) -> tuple[str, ...]:
@@ -50,7 +55,7 @@ class Isolation:
 
     def describe(self) -> str:
         if self.name == "bubblewrap":
-            who = "uid 65534" if self.as_nobody else "a user namespace"
+            who = f"uid {self.uid}" if self.as_nobody else "a user namespace"
             return (
                 f"bubblewrap (no network, read-only system, tmpfs scratch, {who}, "
                 "pid namespace, rlimits)"
@@ -73,7 +78,7 @@ class Isolation:
         for key, value in sorted(env.items()):
             cmd += ["--setenv", key, value]
         if self.as_nobody:
-            cmd += [_setpriv(), f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+            cmd += [_setpriv(), f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups"]
             cmd += ["--no-new-privs", "--"]
         return [*cmd, *argv], Path("/"), {}
 
@@ -137,10 +142,33 @@ def choose_isolation(requested: str) -> Isolation:
         return Isolation("process", reason="chosen with --codeif-sandbox=process")
     problem = _probe_bubblewrap()
     if problem is None:
-        return Isolation("bubblewrap", as_nobody=_use_nobody())
+        nobody = _use_nobody()
+        return Isolation("bubblewrap", as_nobody=nobody, uid=_free_uid() if nobody else 65534)
     if requested == "bubblewrap":
         raise ValueError(f"--codeif-sandbox=bubblewrap, but bubblewrap cannot run: {problem}")
     return Isolation("process", reason=problem)
+
+
+def _free_uid() -> int:
+    """A uid no running process has, derived from this process's pid."""
+    for step in range(UID_SPAN):
+        uid = UID_BASE + (os.getpid() + step) % UID_SPAN
+        if not processes_of(uid):
+            return uid
+    return UID_BASE
+
+
+def processes_of(uid: int) -> list[int]:
+    """Pids of the running processes owned by `uid`."""
+    found: list[int] = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if entry.stat().st_uid == uid:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
 
 
 def _use_nobody() -> bool:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final
 
-from pytest_codeif.sandbox.isolation import Isolation
+from pytest_codeif.sandbox.isolation import Isolation, processes_of
 
 MIB: Final = 1024 * 1024
 #: Processes a run may add (a fork bomb stops here; the machine can still fork).
@@ -67,14 +67,7 @@ def scrubbed_env() -> dict[str, str]:
 
 def _own_process_count() -> int:
     """Processes of this uid now (RLIMIT_NPROC counts per uid, not per run)."""
-    uid = os.getuid()
-    count = 0
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            with contextlib.suppress(OSError):
-                if entry.stat().st_uid == uid:
-                    count += 1
-    return count
+    return len(processes_of(os.getuid()))
 
 
 def _limiter(limits: Limits, isolation: Isolation, channel: int) -> None:
@@ -138,6 +131,8 @@ def run_python(
         finally:
             _kill_group(proc.pid)
             proc.wait()
+            if isolation.as_nobody:
+                _reap_uid(isolation.uid)
     return RunResult(
         None if timed_out else proc.returncode,
         timed_out,
@@ -146,6 +141,22 @@ def run_python(
         _head(paths["channel"], limits.file_bytes),
         time.monotonic() - start,
     )
+
+
+def _reap_uid(uid: int, patience: float = 5.0) -> None:
+    """Wait until no process of the sandbox uid is left, killing stragglers: bwrap's pid
+    namespace dies asynchronously, and the next run must start with a clean slate."""
+    deadline = time.monotonic() + patience
+    while True:
+        left = processes_of(uid)
+        if not left:
+            return
+        for pid in left:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        if time.monotonic() > deadline:
+            return
+        time.sleep(0.01)
 
 
 def _kill_group(pid: int) -> None:
