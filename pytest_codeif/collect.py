@@ -146,6 +146,7 @@ class ConstraintItem(CodeifItem):
             f"constraint {self.constraint.id!r} violated (check {self.constraint.check_name}):"
         ]
         lines += [f"  {e}" for e in self.verdict.evidence]
+        lines += [f"note: {n}" for n in self.verdict.notes]
         if self.constraint.message:
             lines.append(f"what to do: {self.constraint.message}")
         return "\n".join(lines)

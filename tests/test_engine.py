@@ -98,3 +98,21 @@ def test_a_crashing_check_is_a_checker_failure(tmp_path: Path) -> None:
     assert verdict.status == "error" and verdict.error_kind == "checker-failure"
     assert "RuntimeError: bug in the check" in (verdict.error or "")
     engine.close()
+
+
+def test_projects_with_the_same_module_names_do_not_share_mypy_results(tmp_path: Path) -> None:
+    engine = Engine(tmp_path, tmp_path / "work")
+    tasks = []
+    for name, body in (("bad", BAD_TYPE), ("good", GOOD)):
+        (tmp_path / name / "pkg").mkdir(parents=True)
+        (tmp_path / name / "pkg" / "__init__.py").write_text("")
+        (tmp_path / name / "pkg" / "core.py").write_text(body)
+        location = Location(tmp_path / "t.codeif.yaml", 1, ())
+        code = CodeSpec("directory", name, location, None)
+        tasks.append(Task(name, location.path, location, code))
+    mypy = spec(MypyCheck({}))
+    for t in tasks:
+        engine.plan(t, mypy)
+    assert [engine.evaluate(t, mypy).status for t in tasks] == ["violated", "satisfied"]
+    assert [engine.evaluate(t, mypy).status for t in reversed(tasks)] == ["satisfied", "violated"]
+    engine.close()

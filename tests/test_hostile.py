@@ -150,3 +150,23 @@ def test_process_backend_keeps_its_promises_and_names_the_rest(
         ["codeif: sandbox: process group + rlimits (*); not in force: no network isolation;*"]
     )
     assert_host_untouched(host)
+
+
+def test_planted_configs_and_suppressions_change_nothing(pytester: pytest.Pytester) -> None:
+    shutil.copytree(FIXTURES / "planted", pytester.path, dirs_exist_ok=True)
+    result = pytester.runpytest("--codeif", "-rA", "--codeif-report=r.json")
+    result.assert_outcomes(passed=1, failed=3)
+    result.stdout.fnmatch_lines(
+        [
+            "*project/pkg/core.py:1: [[]F401[]] `os` imported but unused",
+            "note: project/pkg/core.py:1: `# noqa` disregarded by ruff (suppressions are not*",
+            "*project/pkg/core.py:5: [[]return-value[]] Incompatible return value type*",
+            "note: project/pkg/core.py:5: `# type: ignore` disregarded by mypy*",
+            "*half_checks.py::test_half: failed: *",
+        ],
+        consecutive=False,
+    )
+    report = json.loads((pytester.path / "r.json").read_text())
+    by_id = {c["constraint"]: c for c in report["tasks"][0]["constraints"]}
+    assert by_id["mypy-allowing-ignores"]["status"] == "satisfied"
+    assert by_id["ruff"]["notes"] and by_id["mypy"]["notes"]

@@ -30,6 +30,8 @@ class MypyCheck(Check):
     Options: `strict` (bool), `flags` (mypy flags such as `--disallow-untyped-defs`,
     `--disable-error-code=import-untyped`), `python-version` (e.g. "3.10"),
     `error-codes` (count only these codes, e.g. `[arg-type, return-value]`).
+    `# type: ignore` and `# mypy:` comments in the code are disregarded (and reported)
+    unless `allow-suppressions: true`.
 
     Example:
 
@@ -45,6 +47,7 @@ class MypyCheck(Check):
             "strict": {"type": "boolean"},
             "flags": {"type": "array", "items": {"type": "string", "pattern": "^--"}},
             "python-version": {"type": "string", "pattern": "^3\\.[0-9]{1,2}$"},
+            "allow-suppressions": {"type": "boolean"},
             "error-codes": {
                 "type": "array",
                 "items": {"type": "string", "pattern": "^[a-z][a-z-]*$"},
@@ -56,9 +59,15 @@ class MypyCheck(Check):
     satisfied_by = (
         Sample("def f(x: int) -> int:\n    return x + 1\n", {"strict": True}),
         Sample("def f(x):\n    return x + 1\n", {}),
+        Sample(
+            "def f(x: int) -> str:\n    return x  # type: ignore[return-value]\n",
+            {"allow-suppressions": True},
+        ),
     )
     violated_by = (
         Sample("def f(x):\n    return x + 1\n", {"strict": True}),
+        Sample("def f(x: int) -> str:\n    return x  # type: ignore\n", {}),
+        Sample("# mypy: ignore-errors\ndef f(x: int) -> str:\n    return x\n", {}),
         Sample("def f(x: int) -> str:\n    return x\n", {"error-codes": ["return-value"]}),
     )
 
@@ -72,7 +81,8 @@ class MypyCheck(Check):
             flags.add("--strict")
         if "python-version" in options:
             flags.add(f"--python-version={options['python-version']}")
-        self.config = MypyConfig(tuple(sorted(flags)))
+        honor = bool(options.get("allow-suppressions", False))
+        self.config = MypyConfig(tuple(sorted(flags)), honor_ignores=honor)
         self.codes = frozenset(options.get("error-codes", ()))
 
     def tool_configs(self) -> Iterable[ToolConfig]:

@@ -59,7 +59,8 @@ class RuffCheck(Check):
     Options: `select` (required: rule codes or prefixes, e.g. `[E, W]`, `[C901]`),
     `ignore`, `line-length`, `max-complexity`, `convention` (google, numpy, pep257),
     `target-version` (e.g. py39), `preview`, and `settings` for any other ruff setting by
-    its dotted name (e.g. `lint.pylint.max-args: 3`).
+    its dotted name (e.g. `lint.pylint.max-args: 3`). `# noqa` comments in the code are
+    disregarded (and reported) unless `allow-suppressions: true`.
 
     Example:
 
@@ -81,6 +82,7 @@ class RuffCheck(Check):
             "convention": {"enum": ["google", "numpy", "pep257"]},
             "target-version": {"type": "string", "pattern": "^py3[0-9]{1,2}$"},
             "preview": {"type": "boolean"},
+            "allow-suppressions": {"type": "boolean"},
             "settings": {
                 "type": "object",
                 "propertyNames": {"pattern": "^[a-z][a-z0-9-]*(\\.[a-z][a-z0-9-]*)*$"},
@@ -92,6 +94,7 @@ class RuffCheck(Check):
     satisfied_by = (
         Sample("def f(x):\n    return x + 1\n", {"select": ["C901"], "max-complexity": 2}),
         Sample("import os\n\nprint(os.sep)\n", {"select": ["F401"]}),
+        Sample("import os  # noqa: F401\n", {"select": ["F"], "allow-suppressions": True}),
     )
     violated_by = (
         Sample(
@@ -99,6 +102,7 @@ class RuffCheck(Check):
             {"select": ["C901"], "max-complexity": 1},
         ),
         Sample("import os  # noqa: F401\n", {"select": ["F"]}),
+        Sample("# ruff: noqa\nimport os\n", {"select": ["F401"]}),
     )
 
     def __init__(self, options: Mapping[str, Any]) -> None:
@@ -108,7 +112,8 @@ class RuffCheck(Check):
                 _validate_selector(code)
         settings = {_SETTINGS[k]: v for k, v in options.items() if k in _SETTINGS}
         settings.update(options.get("settings", {}))
-        self.config = RuffConfig.from_mapping(settings)
+        honor = bool(options.get("allow-suppressions", False))
+        self.config = RuffConfig.from_mapping(settings, honor_noqa=honor)
 
     def tool_configs(self) -> Iterable[ToolConfig]:
         return (self.config,)

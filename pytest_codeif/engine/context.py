@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from pytest_codeif.checks.base import Finding
 from pytest_codeif.code.unit import CodeUnit
 from pytest_codeif.engine.cst import ParsedModule
+from pytest_codeif.engine.suppressions import MYPY_KINDS
 from pytest_codeif.engine.tools import MypyConfig, RuffConfig
 
 if TYPE_CHECKING:
@@ -19,6 +20,8 @@ class CheckContext:
     def __init__(self, engine: Engine, unit: CodeUnit) -> None:
         self._engine = engine
         self.unit = unit
+        #: Remarks for the report that are not findings (e.g. a suppression disregarded).
+        self.notes: list[str] = []
 
     def modules(self) -> list[ParsedModule]:
         """Every module of the unit, parsed once per session; syntax errors are undecidable."""
@@ -26,8 +29,23 @@ class CheckContext:
 
     def ruff(self, config: RuffConfig) -> list[Finding]:
         """Ruff's findings for this unit, from the batched run for `config`."""
+        if not config.honor_noqa:
+            self._note_suppressions(frozenset({"noqa"}), "ruff")
         return self._engine.tool_findings(config, self.unit)
 
     def mypy(self, config: MypyConfig) -> list[Finding]:
         """Mypy's errors for this unit, from the batched run for `config`."""
+        if not config.honor_ignores:
+            self._note_suppressions(MYPY_KINDS, "mypy")
         return self._engine.tool_findings(config, self.unit)
+
+    def _note_suppressions(self, kinds: frozenset[str], tool: str) -> None:
+        for path, item in self._engine.suppressions(self.unit):
+            if item.kind in kinds:
+                source = self.unit.file(path)
+                line = source.origin_line(item.line) if source else item.line
+                where = self._engine.display(source.origin) if source else path
+                self.notes.append(
+                    f"{where}:{line}: `{item.text.strip()}` disregarded by {tool} "
+                    "(suppressions are not allowed: set allow-suppressions to honour them)"
+                )

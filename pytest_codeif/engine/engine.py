@@ -19,6 +19,7 @@ from pytest_codeif.checks.base import ErrorKind, Finding, Status, Undecidable
 from pytest_codeif.code.unit import CodeUnit, SourceFile, load_unit
 from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.engine.cst import ParsedModule
+from pytest_codeif.engine.suppressions import MYPY_KINDS, Suppression, find_suppressions, neutralise
 from pytest_codeif.engine.tools import RuffConfig, ToolConfig, ToolRun, run_mypy, run_ruff
 from pytest_codeif.sandbox.isolation import Isolation
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
@@ -47,6 +48,7 @@ class Verdict:
     evidence: tuple[Evidence, ...] = ()
     error_kind: ErrorKind | None = None
     error: str | None = None
+    notes: tuple[str, ...] = ()
 
 
 class Engine:
@@ -57,10 +59,12 @@ class Engine:
         self.workdir = workdir.resolve()
         self.isolation = isolation or Isolation("process", reason="no sandbox chosen")
         self.units_dir = self.workdir / "units"
+        self.neutral_dir = self.workdir / "units-neutral"
         self._units: dict[tuple[Path, str], CodeUnit | Undecidable] = {}
         self._parsed: dict[tuple[str, str], ParsedModule | Undecidable] = {}
         self._syntax: dict[str, Undecidable | None] = {}
-        self._staged: set[str] = set()
+        self._staged: set[tuple[str, bool]] = set()
+        self._suppressions: dict[str, list[tuple[str, Suppression]]] = {}
         self._planned: dict[ToolConfig, dict[str, CodeUnit]] = {}
         self._results: dict[tuple[ToolConfig, str], list[Finding] | Undecidable] = {}
 
@@ -126,29 +130,34 @@ class Engine:
         return found
 
     def _run_batch(self, config: ToolConfig, units: list[CodeUnit]) -> None:
-        for unit in units:
-            self._stage(unit)
         if isinstance(config, RuffConfig):
+            for unit in units:
+                self._stage(unit)
             files = [f"{u.key}/{f.relpath}" for u in units for f in u.files]
             self._fan_out(config, units, run_ruff(config, self.units_dir, files), prefixed=True)
             return
+        # Mypy reads a copy with `# type: ignore` and `# mypy:` comments blanked out,
+        # unless the task allows them.
+        units_dir = self.units_dir if config.honor_ignores else self.neutral_dir
+        for unit in units:
+            self._stage(unit, neutral=not config.honor_ignores)
         # Single modules share one mypy run: each sits in its own namespace package
         # (`<key>/solution.py`), so module names never collide. A project imports its
         # own top-level modules, so it gets a run rooted at its own folder.
         singles = [u for u in units if not u.is_project]
         if singles:
             files = [f"{u.key}/{u.files[0].relpath}" for u in singles]
-            run = run_mypy(config, self.units_dir, files, self.workdir)
+            run = run_mypy(config, units_dir, files, self.workdir)
             if run.blocking and len(singles) > 1:
                 # One unit stopped mypy for all: check each alone, so it spoils only itself.
                 for unit in singles:
                     alone = [f"{unit.key}/{unit.files[0].relpath}"]
-                    solo = run_mypy(config, self.units_dir, alone, self.workdir)
+                    solo = run_mypy(config, units_dir, alone, self.workdir)
                     self._fan_out(config, [unit], solo, prefixed=True)
             else:
                 self._fan_out(config, singles, run, prefixed=True)
         for project in (u for u in units if u.is_project):
-            root = self.units_dir / project.key
+            root = units_dir / project.key
             files = [f.relpath for f in project.files]
             self._fan_out(config, [project], run_mypy(config, root, files, self.workdir), False)
 
@@ -175,15 +184,30 @@ class Engine:
                 )
             self._results[(config, unit.key)] = findings
 
-    def _stage(self, unit: CodeUnit) -> None:
-        """Write the unit's files under the work dir, once, for the tools to read."""
-        if unit.key in self._staged:
+    def _stage(self, unit: CodeUnit, *, neutral: bool = False) -> None:
+        """Write the unit's files under the work dir, once, for the tools to read;
+        `neutral`: with mypy's suppression comments blanked out."""
+        if (unit.key, neutral) in self._staged:
             return
         for source in unit.files:
-            target = self.units_dir / unit.key / source.relpath
+            target = (self.neutral_dir if neutral else self.units_dir) / unit.key / source.relpath
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(source.text, encoding="utf-8")
-        self._staged.add(unit.key)
+            text = source.text
+            if neutral:
+                mine = [s for path, s in self.suppressions(unit) if path == source.relpath]
+                text = neutralise(text, mine, MYPY_KINDS)
+            target.write_text(text, encoding="utf-8")
+        self._staged.add((unit.key, neutral))
+
+    def suppressions(self, unit: CodeUnit) -> list[tuple[str, Suppression]]:
+        """The unit's suppression comments as (relative path, suppression)."""
+        if unit.key not in self._suppressions:
+            self._suppressions[unit.key] = [
+                (source.relpath, item)
+                for source in unit.files
+                for item in find_suppressions(source.text)
+            ]
+        return self._suppressions[unit.key]
 
     # -- verdicts ---------------------------------------------------------------------
     def evaluate(self, task: Task, constraint: ConstraintSpec) -> Verdict:
@@ -191,16 +215,18 @@ class Engine:
         try:
             unit = self.unit(task)
             self.check_syntax(unit)
-            findings = list(constraint.check.evaluate(CheckContext(self, unit)))
+            ctx = CheckContext(self, unit)
+            findings = list(constraint.check.evaluate(ctx))
         except Undecidable as exc:
             return Verdict("error", error_kind=exc.kind, error=exc.message)
         except Exception as exc:  # noqa: BLE001 - a broken check must not crash pytest
             return Verdict(
                 "error", error_kind="checker-failure", error=_crash_text(constraint, exc)
             )
+        notes = tuple(ctx.notes)
         if not findings:
-            return Verdict("satisfied")
-        return Verdict("violated", tuple(self.locate(unit, f) for f in findings))
+            return Verdict("satisfied", notes=notes)
+        return Verdict("violated", tuple(self.locate(unit, f) for f in findings), notes=notes)
 
     def locate(self, unit: CodeUnit, finding: Finding) -> Evidence:
         """Map a unit-relative finding to the file and line the user wrote."""

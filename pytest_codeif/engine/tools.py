@@ -8,6 +8,7 @@ or `mypy.ini` planted beside the code changes nothing.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import json
 import os
@@ -30,10 +31,12 @@ class RuffConfig:
     """Ruff settings as sorted (dotted key, JSON value) pairs, e.g. ("lint.select", '["E"]')."""
 
     settings: tuple[tuple[str, str], ...]
+    honor_noqa: bool = False  # the task allows `# noqa` comments to hide findings
 
     @classmethod
-    def from_mapping(cls, settings: Mapping[str, Any]) -> RuffConfig:
-        return cls(tuple(sorted((k, json.dumps(v)) for k, v in settings.items())))
+    def from_mapping(cls, settings: Mapping[str, Any], *, honor_noqa: bool = False) -> RuffConfig:
+        pairs = tuple(sorted((k, json.dumps(v)) for k, v in settings.items()))
+        return cls(pairs, honor_noqa)
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,7 @@ class MypyConfig:
     """Mypy command-line flags, in a canonical order."""
 
     flags: tuple[str, ...]
+    honor_ignores: bool = False  # the task allows `# type: ignore` / `# mypy:` comments
 
 
 ToolConfig = RuffConfig | MypyConfig
@@ -76,7 +80,8 @@ def ruff_binary() -> str:
 
 def run_ruff(config: RuffConfig, root: Path, files: Sequence[str]) -> ToolRun:
     """Run ruff once on `files` (relative to `root`) with only `config`'s settings."""
-    cmd = [ruff_binary(), "check", "--isolated", "--no-cache", "--ignore-noqa"]
+    cmd = [ruff_binary(), "check", "--isolated", "--no-cache"]
+    cmd += [] if config.honor_noqa else ["--ignore-noqa"]
     cmd += ["--output-format", "json-lines", "--exit-zero", "--no-fix", "--quiet"]
     for key, value in config.settings:
         cmd += ["--config", f"{key} = {value}"]
@@ -109,7 +114,9 @@ def run_mypy(config: MypyConfig, root: Path, files: Sequence[str], workdir: Path
     ini = workdir / "mypy.ini"
     if not ini.exists():
         ini.write_text("[mypy]\n", encoding="utf-8")
-    cache_dir = workdir / "mypy-cache"
+    # One cache per root: mypy keys its cache by module name, and two roots (a project and
+    # its suppression-free copy, or two projects) may hold different `pkg.core` modules.
+    cache_dir = workdir / "mypy-cache" / hashlib.sha256(str(root).encode()).hexdigest()[:16]
     cmd = [sys.executable, "-m", "mypy", f"--config-file={ini}", f"--cache-dir={cache_dir}"]
     cmd += ["--output=json", "--no-error-summary", "--explicit-package-bases"]
     cmd += ["--show-column-numbers", *config.flags, "--", *files]

@@ -32,6 +32,7 @@ def _base(nodeid: str, file: str, task: Task, verdict: Verdict) -> Record:
         "error_kind": verdict.error_kind,
         "error": verdict.error,
         "evidence": _evidence(verdict.evidence),
+        "notes": list(verdict.notes),
     }
 
 
