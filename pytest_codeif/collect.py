@@ -47,7 +47,8 @@ class TaskFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
         state = get_state(self.config)
         try:
-            parsed = parse_task_file(load_task_yaml(self.path), state.registry)
+            loaded = load_task_yaml(self.path)
+            parsed = parse_task_file(loaded, state.registry, self.config.rootpath)
         except TaskFileError as exc:
             yield InvalidTaskItem.from_parent(
                 self, name=INVALID_FILE_ITEM, label="(file)", error=exc

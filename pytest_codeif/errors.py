@@ -8,6 +8,9 @@ from pathlib import Path
 
 def format_key_path(key_path: tuple[str | int, ...]) -> str:
     """Render `("tasks", 0, "constraints", 2, "check")` as `tasks[0].constraints[2].check`."""
+    if len(key_path) > 8:  # a runaway nesting: the start and the end say enough
+        head, tail = format_key_path(key_path[:4]), format_key_path(key_path[-2:])
+        return f"{head}...{tail if tail.startswith('[') else '.' + tail} ({len(key_path)} levels)"
     out = ""
     for part in key_path:
         if isinstance(part, int):

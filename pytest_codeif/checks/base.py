@@ -31,7 +31,14 @@ Status = Literal["satisfied", "violated", "error"]
 
 #: Kinds of "could not decide"; counted apart in every summary.
 ErrorKind = Literal[
-    "no-code", "syntax-error", "timeout", "checker-failure", "invalid-task", "missing-file", "crash"
+    "no-code",
+    "syntax-error",
+    "timeout",
+    "checker-failure",
+    "invalid-task",
+    "missing-file",
+    "crash",
+    "too-large",
 ]
 
 

@@ -18,6 +18,11 @@ from pytest_codeif.taskfile.model import CodeSpec, Task
 
 #: Module name of code given inline, as a file or as a response.
 SINGLE_MODULE: Final = "solution"
+#: Bounds that keep parsing in seconds and megabytes (real answers are kilobytes).
+MAX_RESPONSE_BYTES: Final = 8 * 1024 * 1024
+MAX_FILE_BYTES: Final = 2 * 1024 * 1024
+MAX_UNIT_BYTES: Final = 16 * 1024 * 1024
+MAX_UNIT_FILES: Final = 2000
 _SKIP_DIRS: Final = frozenset(
     {"__pycache__", ".git", ".venv", "venv", ".mypy_cache", ".ruff_cache"}
 )
@@ -76,12 +81,38 @@ def load_unit(task: Task, rootdir: Path) -> CodeUnit:
     if spec.kind == "directory":
         files = _read_directory(task.path.parent / spec.value)
         main = task.module or _only_top_module(files)
-        return CodeUnit(key, files, main, is_project=True)
+        return _bounded(CodeUnit(key, files, main, is_project=True))
     if spec.kind == "file":
         path = (task.path.parent / spec.value).resolve()
-        return CodeUnit(key, (_read_file(path, f"{SINGLE_MODULE}.py"),), SINGLE_MODULE, False)
+        source = _read_file(path, f"{SINGLE_MODULE}.py")
+        return _bounded(CodeUnit(key, (source,), SINGLE_MODULE, False))
+    if spec.kind == "response" and len(spec.value) > MAX_RESPONSE_BYTES:
+        raise Undecidable(
+            "too-large",
+            f"the response is {len(spec.value) / 1e6:.1f} MB; at most "
+            f"{MAX_RESPONSE_BYTES / 1e6:.0f} MB is evaluated",
+        )
     source = _embedded(spec, task.path)
-    return CodeUnit(key, (source,), SINGLE_MODULE, is_project=False)
+    return _bounded(CodeUnit(key, (source,), SINGLE_MODULE, is_project=False))
+
+
+def _bounded(unit: CodeUnit) -> CodeUnit:
+    """`unit`, or `Undecidable("too-large")` past the size bounds."""
+    if len(unit.files) > MAX_UNIT_FILES:
+        raise Undecidable("too-large", f"{len(unit.files)} files; at most {MAX_UNIT_FILES}")
+    for source in unit.files:
+        if len(source.text) > MAX_FILE_BYTES:
+            raise Undecidable(
+                "too-large",
+                f"{source.relpath} is {len(source.text) / 1e6:.1f} MB of code; at most "
+                f"{MAX_FILE_BYTES / 1e6:.0f} MB per file is evaluated",
+            )
+    total = sum(len(source.text) for source in unit.files)
+    if total > MAX_UNIT_BYTES:
+        raise Undecidable(
+            "too-large", f"{total / 1e6:.1f} MB of code; at most {MAX_UNIT_BYTES / 1e6:.0f} MB"
+        )
+    return unit
 
 
 def _embedded(spec: CodeSpec, task_path: Path) -> SourceFile:
@@ -122,12 +153,15 @@ def _read_file(path: Path, relpath: str) -> SourceFile:
 
 def _read_directory(root: Path) -> tuple[SourceFile, ...]:
     found: list[SourceFile] = []
-    # os.walk does not follow directory symlinks, so a symlink loop cannot trap it.
+    real_root = root.resolve()
+    # os.walk does not follow directory symlinks, so a symlink loop cannot trap it; a
+    # file whose real path is outside the directory (a symlink out) is not read.
     for folder, dirs, names in os.walk(root):
         dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
         for name in sorted(names):
             path = Path(folder, name)
-            if name.endswith(".py") and path.is_file():
+            inside = path.resolve().is_relative_to(real_root)
+            if name.endswith(".py") and inside and path.is_file():
                 rel = path.relative_to(root).as_posix()
                 try:
                     found.append(_read_file(path, rel))

@@ -47,8 +47,14 @@ class ParsedFile:
     errors: list[tuple[str, TaskFileError]] = field(default_factory=list)
 
 
-def parse_task_file(loaded: LoadedYaml, registry: CheckRegistry) -> ParsedFile:
-    """Validate `loaded` and build its tasks; file-level problems raise `TaskFileError`."""
+def parse_task_file(
+    loaded: LoadedYaml, registry: CheckRegistry, root: Path | None = None
+) -> ParsedFile:
+    """Validate `loaded` and build its tasks; file-level problems raise `TaskFileError`.
+
+    With `root` (pytest's rootdir), every path a task names must lie inside it, symlinks
+    resolved: a task file from elsewhere cannot point the tools at the host's files.
+    """
     if loaded.data is None:
         raise TaskFileError(loaded.location(()), "the file is empty; expected a `tasks:` list")
     _raise_first(loaded, (), _FILE_SCHEMA, loaded.data)
@@ -58,7 +64,7 @@ def parse_task_file(loaded: LoadedYaml, registry: CheckRegistry) -> ParsedFile:
         label = raw.get("id") if isinstance(raw, Mapping) else None
         label = str(label) if isinstance(label, str) and label else f"tasks[{index}]"
         try:
-            task = _TaskBuilder(loaded, registry, index).build(raw)
+            task = _TaskBuilder(loaded, registry, index, root).build(raw)
             if task.id in seen:
                 raise TaskFileError(
                     loaded.location(("tasks", index, "id")),
@@ -83,9 +89,12 @@ def _raise_first(loaded: LoadedYaml, base: KeyPath, schema: Mapping[str, Any], v
 class _TaskBuilder:
     """Builds one task from its validated mapping; every failure is a located error."""
 
-    def __init__(self, loaded: LoadedYaml, registry: CheckRegistry, index: int) -> None:
+    def __init__(
+        self, loaded: LoadedYaml, registry: CheckRegistry, index: int, root: Path | None
+    ) -> None:
         self.loaded = loaded
         self.registry = registry
+        self.root = root.resolve() if root is not None else None
         self.base: KeyPath = ("tasks", index)
         self.folder = loaded.path.parent
 
@@ -131,6 +140,12 @@ class _TaskBuilder:
 
     def _existing_path(self, value: str, rel: tuple[str | int, ...], *, want_dir: bool) -> Path:
         path = (self.folder / value).resolve()
+        if self.root is not None and not path.is_relative_to(self.root):
+            raise TaskFileError(
+                self.at(*rel),
+                f"{value!r} leads to {path}, outside the test root {self.root}; "
+                "task files may only name code and tests inside it",
+            )
         if want_dir and not path.is_dir():
             raise TaskFileError(self.at(*rel), f"expected a directory, but {path} is not one")
         if not want_dir and not path.is_file():

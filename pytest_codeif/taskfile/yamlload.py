@@ -23,6 +23,8 @@ KeyPath = tuple[str | int, ...]
 MAX_NODES: Final = 200_000
 #: Deeper nesting than this is not a task file anyone writes by hand.
 MAX_DEPTH: Final = 64
+#: Larger files are refused before parsing (PyYAML needs ~4x the size in memory).
+MAX_FILE_BYTES: Final = 128 * 1024 * 1024
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -56,6 +58,13 @@ class LoadedYaml:
 def load_task_yaml(path: Path) -> LoadedYaml:
     """Read and compose `path`; raise `TaskFileError` with a location on any problem."""
     try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise TaskFileError(
+                Location(path, 1, ()),
+                f"the file is {size / 1e6:.0f} MB; task files are limited to "
+                f"{MAX_FILE_BYTES / 1e6:.0f} MB (split it into several files)",
+            )
         raw = path.read_bytes()
     except OSError as exc:
         raise TaskFileError(
