@@ -31,9 +31,13 @@ def build_report(
     ordered = sorted(records, key=lambda r: str(r["nodeid"]))
     tasks: dict[tuple[str, str], dict[str, Any]] = {}
     invalid: list[Record] = []
+    lost: list[Record] = []
     for record in ordered:
         if record["kind"] == "invalid":
             invalid.append(record)
+            continue
+        if record["kind"] == "lost":
+            lost.append(record)
             continue
         key = (record["file"], record["task"])
         task = tasks.setdefault(
@@ -64,6 +68,7 @@ def build_report(
         "summary": summarize(ordered).to_dict(),
         "tasks": [tasks[k] for k in sorted(tasks)],
         "invalid": invalid,
+        "lost": lost,
     }
 
 

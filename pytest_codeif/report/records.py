@@ -70,6 +70,20 @@ def functional_record(nodeid: str, file: str, task: Task, outcome: FunctionalOut
     }
 
 
+def lost_record(nodeid: str, reason: str) -> Record:
+    """An item whose verdict never arrived (its pytest-xdist worker crashed)."""
+    parts = nodeid.split("::")
+    return {
+        "kind": "lost",
+        "nodeid": nodeid,
+        "file": parts[0],
+        "task": parts[1] if len(parts) > 1 else "",
+        "status": "error",
+        "error_kind": "crash",
+        "error": f"no verdict: {reason}",
+    }
+
+
 def invalid_record(nodeid: str, file: str, label: str, error: TaskFileError) -> Record:
     """The record of a task file, or one task in it, that could not be read."""
     return {

@@ -3,6 +3,7 @@ those pytest-xdist workers send) and writes the terminal summary and the JSON re
 
 from __future__ import annotations
 
+import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 
 from pytest_codeif.engine.tools import tool_versions
 from pytest_codeif.report.json_report import build_report, write_atomically
-from pytest_codeif.report.records import Record
+from pytest_codeif.report.records import Record, lost_record
 from pytest_codeif.report.summary import summarize
 from pytest_codeif.report.terminal import render
 
@@ -21,11 +22,20 @@ class CodeifReporter:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.records: list[Record] = []
+        self.patterns: list[str] = list(config.getini("codeif_patterns"))
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "codeif_record", None)
         if isinstance(record, dict):
             self.records.append(record)
+        elif report.failed and self._is_codeif(report.nodeid):
+            # A failure without a record: the process reaching the verdict died (a
+            # crashed pytest-xdist worker). Kept, so the item is not silently lost.
+            self.records.append(lost_record(report.nodeid, _text(report)))
+
+    def _is_codeif(self, nodeid: str) -> bool:
+        name = Path(nodeid.split("::", 1)[0]).name
+        return any(fnmatch.fnmatch(name, pattern) for pattern in self.patterns)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.records:
@@ -40,9 +50,10 @@ class CodeifReporter:
         if not path:
             return
         interrupted = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+        lost = any(r["kind"] == "lost" for r in self.records)
         report = build_report(
             self.records,
-            complete=int(exitstatus) not in interrupted,
+            complete=int(exitstatus) not in interrupted and not lost,
             exit_status=int(exitstatus),
             versions=tool_versions(),
         )
@@ -53,3 +64,8 @@ class CodeifReporter:
         terminal = self.config.pluginmanager.get_plugin("terminalreporter")
         if terminal is not None:
             terminal.write_line(f"codeif: JSON report written to {target}")
+
+
+def _text(report: pytest.TestReport) -> str:
+    lines = str(report.longrepr or "no verdict was reported").strip().splitlines()
+    return lines[-1][:300] if lines else "no verdict was reported"

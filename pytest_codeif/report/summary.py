@@ -63,6 +63,7 @@ class Summary:
     cases_total: int = 0
     errors_by_kind: dict[str, int] = field(default_factory=dict)
     invalid: int = 0
+    lost: int = 0  # items whose verdict never arrived (crashed worker)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -79,6 +80,7 @@ class Summary:
             "functional_cases": {"passed": self.cases_passed, "total": self.cases_total},
             "errors_by_kind": dict(sorted(self.errors_by_kind.items())),
             "invalid_tasks": self.invalid,
+            "lost_items": self.lost,
         }
 
 
@@ -92,6 +94,9 @@ def summarize(records: Iterable[Record]) -> Summary:
             summary.errors_by_kind[kind] = summary.errors_by_kind.get(kind, 0) + 1
         if record["kind"] == "invalid":
             summary.invalid += 1
+            continue
+        if record["kind"] == "lost":
+            summary.lost += 1
             continue
         tasks.setdefault((record["file"], record["task"]), []).append(record)
         if record["kind"] == "functional":

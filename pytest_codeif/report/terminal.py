@@ -51,6 +51,8 @@ def render(summary: Summary) -> list[str]:
     if summary.errors_by_kind:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(summary.errors_by_kind.items()))
         lines.append(f"errors by kind: {kinds}")
+    if summary.lost:
+        lines.append(f"lost: {summary.lost} items never reported a verdict (crashed worker)")
     if summary.invalid:
         lines.append(f"invalid task files or tasks: {summary.invalid} (see the errors above)")
     return [line[:WIDTH] for line in lines]
