@@ -170,3 +170,48 @@ def test_planted_configs_and_suppressions_change_nothing(pytester: pytest.Pytest
     by_id = {c["constraint"]: c for c in report["tasks"][0]["constraints"]}
     assert by_id["mypy-allowing-ignores"]["status"] == "satisfied"
     assert by_id["ruff"]["notes"] and by_id["mypy"]["notes"]
+
+
+SLEEPER = """
+tasks:
+  - id: outlive-pytest
+    timeout: 60
+    code: |
+      import subprocess, sys, time
+      CHILD = "import os, time\\\\nos.setsid()\\\\ntime.sleep(120)  # MARKER"
+      def answer():
+          subprocess.Popen([sys.executable, "-c", CHILD])
+          time.sleep(120)
+    tests:
+      - {call: answer(), expect: 42}
+"""
+
+
+@pytest.mark.skipif(not BWRAP, reason="bubblewrap cannot run here")
+def test_nothing_survives_a_killed_pytest(pytester: pytest.Pytester) -> None:
+    import sys
+    import time
+
+    marker = f"codeif-marker-{uuid.uuid4().hex}"
+    pytester.makefile(".codeif.yaml", t=SLEEPER.replace("MARKER", marker))
+    pytest_proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "--codeif", "-p", "no:cacheprovider"],
+        cwd=pytester.path,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not processes_with(marker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert processes_with(marker), "the grandchild never started"
+    finally:
+        pytest_proc.kill()
+        pytest_proc.wait()
+    deadline = time.monotonic() + 10
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = processes_with(marker)
+    for pid in left:
+        os.kill(pid, 9)
+    assert left == []

@@ -10,6 +10,7 @@ an inherited file descriptor to a file outside the sandbox.
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import resource
 import signal
@@ -26,6 +27,7 @@ from pytest_codeif.sandbox.isolation import Isolation, processes_of
 MIB: Final = 1024 * 1024
 #: Processes a run may add (a fork bomb stops here; the machine can still fork).
 PROCESS_MARGIN: Final = 64
+_PR_SET_PDEATHSIG: Final = 1
 #: Extra seconds the timeout allows for the sandbox and the interpreter to start.
 STARTUP_SECONDS: Final = 2.0
 
@@ -80,6 +82,15 @@ def _limiter(limits: Limits, isolation: Isolation, channel: int) -> None:
     nproc = PROCESS_MARGIN if isolation.as_nobody else _own_process_count() + PROCESS_MARGIN
     resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
     os.set_inheritable(channel, True)
+    _die_with_parent()
+
+
+def _die_with_parent() -> None:
+    """Ask Linux to SIGKILL this process when pytest dies (bwrap does the same for its
+    whole namespace with --die-with-parent)."""
+    if sys.platform.startswith("linux"):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def run_python(
