@@ -194,17 +194,19 @@ def test_nothing_survives_a_killed_pytest(pytester: pytest.Pytester) -> None:
 
     marker = f"codeif-marker-{uuid.uuid4().hex}"
     pytester.makefile(".codeif.yaml", t=SLEEPER.replace("MARKER", marker))
-    pytest_proc = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "--codeif", "-p", "no:cacheprovider"],
-        cwd=pytester.path,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    log = pytester.path / "pytest.log"
+    with log.open("wb") as out:
+        pytest_proc = subprocess.Popen(
+            [sys.executable, "-m", "pytest", "--codeif", "-p", "no:cacheprovider"],
+            cwd=pytester.path,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while not processes_with(marker) and time.monotonic() < deadline:
             time.sleep(0.1)
-        assert processes_with(marker), "the grandchild never started"
+        assert processes_with(marker), f"the grandchild never started:\n{log.read_text()}"
     finally:
         pytest_proc.kill()
         pytest_proc.wait()
