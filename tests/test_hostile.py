@@ -178,7 +178,7 @@ tasks:
     timeout: 60
     code: |
       import subprocess, sys, time
-      CHILD = "import os, time\\\\nos.setsid()\\\\ntime.sleep(120)  # MARKER"
+      CHILD = "import os, time; os.setsid(); time.sleep(120)  # MARKER"
       def answer():
           subprocess.Popen([sys.executable, "-c", CHILD])
           time.sleep(120)
@@ -207,6 +207,8 @@ def test_nothing_survives_a_killed_pytest(pytester: pytest.Pytester) -> None:
         while not processes_with(marker) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert processes_with(marker), f"the grandchild never started:\n{log.read_text()}"
+        time.sleep(0.5)
+        assert processes_with(marker), "the grandchild did not stay up: the test proves nothing"
     finally:
         pytest_proc.kill()
         pytest_proc.wait()
