@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pytest_codeif.engine.engine import Verdict
+from pytest_codeif.engine.verdict import Verdict
 from pytest_codeif.errors import Location, TaskFileError, format_key_path
 from pytest_codeif.functional.run import FunctionalOutcome, run_functional
 from pytest_codeif.report.records import (

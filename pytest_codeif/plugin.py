@@ -41,6 +41,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="write the JSON report (outcomes, evidence, aggregates) to PATH.",
     )
     group.addoption(
+        "--codeif-no-cache",
+        action="store_true",
+        default=False,
+        help="decide every verdict afresh: neither read nor write the verdict cache "
+        "(kept in pytest's cache directory; --cache-clear empties it).",
+    )
+    group.addoption(
         "--codeif-sandbox",
         choices=("auto", "bubblewrap", "process"),
         default=None,

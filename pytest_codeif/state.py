@@ -10,6 +10,7 @@ import pytest
 
 from pytest_codeif.checks.registry import CheckRegistrationError, CheckRegistry
 from pytest_codeif.engine.engine import Engine
+from pytest_codeif.engine.verdict_cache import VerdictCache
 from pytest_codeif.report.records import Record
 from pytest_codeif.sandbox.isolation import choose_isolation
 
@@ -43,7 +44,13 @@ def create_state(config: pytest.Config) -> CodeifState:
     except ValueError as exc:
         raise pytest.UsageError(f"pytest-codeif: {exc}") from None
     workdir = Path(tempfile.mkdtemp(prefix="pytest-codeif-"))
-    return CodeifState(registry, Engine(config.rootpath, workdir, isolation))
+    cache_dir = None
+    # `config.cache` exists only with pytest's cacheprovider (not under -p no:cacheprovider).
+    pytest_cache = getattr(config, "cache", None)
+    if pytest_cache is not None and not config.getoption("codeif_no_cache"):
+        cache_dir = pytest_cache.mkdir("codeif-verdicts")
+    engine = Engine(config.rootpath, workdir, isolation, VerdictCache(cache_dir))
+    return CodeifState(registry, engine)
 
 
 def get_state(config: pytest.Config) -> CodeifState:

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_codeif.checks.base import Check, Sample
-from pytest_codeif.engine.engine import Engine, Verdict
+from pytest_codeif.engine.engine import Engine
+from pytest_codeif.engine.verdict import Verdict
 from pytest_codeif.errors import Location
 from pytest_codeif.taskfile.model import CodeSpec, ConstraintSpec, Task
 from pytest_codeif.taskfile.schema import constraint_schema, describe_error, first_error

@@ -12,52 +12,34 @@ import shutil
 import traceback
 import warnings
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
-from pytest_codeif.checks.base import ErrorKind, Finding, Status, Undecidable
+from pytest_codeif.checks.base import Finding, Undecidable
 from pytest_codeif.code.unit import CodeUnit, SourceFile, load_unit
 from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.engine.cst import ParsedModule
 from pytest_codeif.engine.suppressions import MYPY_KINDS, Suppression, find_suppressions, neutralise
 from pytest_codeif.engine.tools import RuffConfig, ToolConfig, ToolRun, run_mypy, run_ruff
+from pytest_codeif.engine.verdict import Evidence, Verdict
+from pytest_codeif.engine.verdict_cache import VerdictCache
 from pytest_codeif.sandbox.isolation import Isolation
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """A finding located where the user can see it (task file line, real file line)."""
-
-    path: str
-    line: int | None
-    rule: str
-    message: str
-    column: int | None = None
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: [{self.rule}] {self.message}"
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """Satisfied, violated (with evidence) or error (with its kind and a reason)."""
-
-    status: Status
-    evidence: tuple[Evidence, ...] = ()
-    error_kind: ErrorKind | None = None
-    error: str | None = None
-    notes: tuple[str, ...] = ()
 
 
 class Engine:
     """Per-session caches and batches; one per pytest process (each xdist worker too)."""
 
-    def __init__(self, rootdir: Path, workdir: Path, isolation: Isolation | None = None) -> None:
+    def __init__(
+        self,
+        rootdir: Path,
+        workdir: Path,
+        isolation: Isolation | None = None,
+        cache: VerdictCache | None = None,
+    ) -> None:
         self.rootdir = rootdir
         self.workdir = workdir.resolve()
         self.isolation = isolation or Isolation("process", reason="no sandbox chosen")
+        self.cache = cache or VerdictCache(None)
         self.units_dir = self.workdir / "units"
         self.neutral_dir = self.workdir / "units-neutral"
         self._units: dict[tuple[Path, str], CodeUnit | Undecidable] = {}
@@ -114,6 +96,8 @@ class Engine:
             self.check_syntax(unit)  # code that does not parse must not join a batch
         except Undecidable:
             return
+        if self.cache.has(self.cache_key(unit, constraint)):
+            return  # a warm run pays for no tool at all
         for config in constraint.check.tool_configs():
             self._planned.setdefault(config, {})[unit.key] = unit
 
@@ -210,10 +194,27 @@ class Engine:
         return self._suppressions[unit.key]
 
     # -- verdicts ---------------------------------------------------------------------
+    def cache_key(self, unit: CodeUnit, constraint: ConstraintSpec) -> str:
+        what = {"check": constraint.check_name, "options": dict(constraint.check.options)}
+        return self.cache.key(unit, what)
+
     def evaluate(self, task: Task, constraint: ConstraintSpec) -> Verdict:
-        """The constraint's verdict; never raises for anything the code or a check does."""
+        """The constraint's verdict, reused from the cache when nothing it depends on has
+        changed; never raises for anything the code or a check does."""
         try:
             unit = self.unit(task)
+        except Undecidable as exc:
+            return Verdict("error", error_kind=exc.kind, error=exc.message)
+        key = self.cache_key(unit, constraint)
+        cached = self.cache.get(key)
+        if cached is not None:
+            return cached
+        verdict = self._decide(unit, constraint)
+        self.cache.put(key, verdict)
+        return verdict
+
+    def _decide(self, unit: CodeUnit, constraint: ConstraintSpec) -> Verdict:
+        try:
             self.check_syntax(unit)
             ctx = CheckContext(self, unit)
             findings = list(constraint.check.evaluate(ctx))

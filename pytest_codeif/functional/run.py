@@ -7,6 +7,8 @@ process. A case with no reported result (crash, timeout, deleted test) never pas
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import shutil
 from dataclasses import dataclass
@@ -17,7 +19,8 @@ import libcst as cst
 
 from pytest_codeif.checks.base import ErrorKind, Undecidable
 from pytest_codeif.code.unit import CodeUnit
-from pytest_codeif.engine.engine import Engine, Evidence, Verdict
+from pytest_codeif.engine.engine import Engine
+from pytest_codeif.engine.verdict import Evidence, Verdict
 from pytest_codeif.functional.plain import Unsupported, decode, plain_equal, show
 from pytest_codeif.sandbox.process import Limits, RunResult, run_python
 from pytest_codeif.taskfile.model import CallCase, PytestCase, Task
@@ -47,12 +50,44 @@ class FunctionalOutcome:
 
 
 def run_functional(engine: Engine, task: Task) -> FunctionalOutcome:
-    """Run every call case and pytest file of `task`; never raises for the code's sake."""
+    """Run every call case and pytest file of `task` (or reuse the cached outcome when
+    nothing it depends on changed); never raises for the code's sake."""
     try:
         unit = engine.unit(task)
         engine.check_syntax(unit)  # a syntax error is undecidable, not a failure
     except Undecidable as exc:
         return FunctionalOutcome(Verdict("error", error_kind=exc.kind, error=exc.message), ())
+    key = engine.cache.key(unit, _what(engine, task))
+    cached = engine.cache.get_with_extra(key)
+    if cached is not None:
+        verdict, cases = cached
+        return FunctionalOutcome(verdict, tuple(CaseResult(**case) for case in cases or ()))
+    outcome = _run_all(engine, task, unit)
+    engine.cache.put(key, outcome.verdict, [dataclasses.asdict(c) for c in outcome.cases])
+    return outcome
+
+
+def _what(engine: Engine, task: Task) -> dict[str, Any]:
+    """Everything besides the code that decides the functional verdict."""
+    calls = [
+        [c.label, c.expression, c.function, c.args, c.kwargs, c.expect, c.raises, c.approx]
+        for c in task.calls
+    ]
+    files = [
+        [case.label, hashlib.sha256(case.path.read_bytes()).hexdigest()]
+        for case in task.pytest_files
+        if case.path.is_file()
+    ]
+    return {
+        "tests": calls,
+        "pytest": files,
+        "timeout": task.timeout,
+        "module": task.module,
+        "sandbox": engine.isolation.name,
+    }
+
+
+def _run_all(engine: Engine, task: Task, unit: CodeUnit) -> FunctionalOutcome:
     cases: list[CaseResult] = []
     try:
         if task.calls:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_codeif.engine.engine import Evidence, Verdict
+from pytest_codeif.engine.verdict import Evidence, Verdict
 from pytest_codeif.errors import TaskFileError, format_key_path
 from pytest_codeif.functional.run import FunctionalOutcome
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
@@ -33,6 +33,7 @@ def _base(nodeid: str, file: str, task: Task, verdict: Verdict) -> Record:
         "error": verdict.error,
         "evidence": _evidence(verdict.evidence),
         "notes": list(verdict.notes),
+        "cached": verdict.cached,
     }
 
 

@@ -64,6 +64,7 @@ class Summary:
     errors_by_kind: dict[str, int] = field(default_factory=dict)
     invalid: int = 0
     lost: int = 0  # items whose verdict never arrived (crashed worker)
+    cached: int = 0  # verdicts reused from an earlier run
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -98,6 +99,7 @@ def summarize(records: Iterable[Record]) -> Summary:
         if record["kind"] == "lost":
             summary.lost += 1
             continue
+        summary.cached += bool(record.get("cached"))
         tasks.setdefault((record["file"], record["task"]), []).append(record)
         if record["kind"] == "functional":
             summary.functional.add(record["status"])

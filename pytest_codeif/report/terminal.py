@@ -51,6 +51,8 @@ def render(summary: Summary) -> list[str]:
     if summary.errors_by_kind:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(summary.errors_by_kind.items()))
         lines.append(f"errors by kind: {kinds}")
+    if summary.cached:
+        lines.append(f"verdicts reused from the cache: {summary.cached}")
     if summary.lost:
         lines.append(f"lost: {summary.lost} items never reported a verdict (crashed worker)")
     if summary.invalid:

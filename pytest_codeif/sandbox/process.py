@@ -29,7 +29,7 @@ MIB: Final = 1024 * 1024
 PROCESS_MARGIN: Final = 64
 _PR_SET_PDEATHSIG: Final = 1
 #: Extra seconds the timeout allows for the sandbox and the interpreter to start.
-STARTUP_SECONDS: Final = 2.0
+STARTUP_SECONDS: Final = 1.0
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,75 @@
+"""The verdict cache: an unchanged suite reuses verdicts; any change decides afresh."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+TASKS = """
+tasks:
+  - id: a
+    code: |
+      import os
+      def f(x):
+          return x
+    constraints:
+      - {check: ruff, select: [F401]}
+      - {check: construct, forbid: [loop]}
+    tests:
+      - {call: f(1), expect: 1}
+  - id: slow
+    timeout: 0.5
+    code: |
+      import time
+      def f():
+          time.sleep(30)
+    tests:
+      - {call: f(), expect: 1}
+"""
+
+
+def cached_ids(pytester: pytest.Pytester) -> dict[str, bool]:
+    report = json.loads((pytester.path / "r.json").read_text())
+    found = {}
+    for task in report["tasks"]:
+        for outcome in [*task["constraints"], task["functional"]]:
+            if outcome:
+                found[outcome["nodeid"].split("::", 1)[1]] = outcome["cached"]
+    return found
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest("--codeif", "--codeif-report=r.json", *args)
+
+
+def test_an_unchanged_suite_reuses_verdicts(pytester: pytest.Pytester) -> None:
+    path = pytester.makefile(".codeif.yaml", t=TASKS)
+    first = run(pytester)
+    first.assert_outcomes(passed=2, failed=1, errors=1)
+    assert not any(cached_ids(pytester).values())
+
+    second = run(pytester)
+    second.assert_outcomes(passed=2, failed=1, errors=1)
+    second.stdout.fnmatch_lines(["verdicts reused from the cache: 3"])
+    assert cached_ids(pytester) == {
+        "a::ruff": True,
+        "a::construct": True,
+        "a::tests": True,
+        "slow::tests": False,  # a timeout is never kept
+    }
+
+    # Changing the code decides that task afresh.
+    Path(path).write_text(TASKS.replace("return x", "return x + 0"))
+    run(pytester)
+    assert not any(cached_ids(pytester).values())
+
+
+@pytest.mark.parametrize("flag", ["--codeif-no-cache", "--cache-clear"])
+def test_the_cache_can_be_bypassed(pytester: pytest.Pytester, flag: str) -> None:
+    pytester.makefile(".codeif.yaml", t=TASKS)
+    run(pytester)
+    result = run(pytester, flag)
+    result.assert_outcomes(passed=2, failed=1, errors=1)
+    assert not any(cached_ids(pytester).values())
