@@ -245,6 +245,7 @@ class Engine:
             return path.as_posix()
 
     def close(self) -> None:
+        self.cache.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 

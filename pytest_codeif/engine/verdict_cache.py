@@ -12,9 +12,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
 import platform
-import tempfile
+import sqlite3
 from dataclasses import asdict
 from functools import cache
 from pathlib import Path
@@ -42,16 +41,35 @@ def environment_fingerprint() -> str:
 
 
 class VerdictCache:
-    """A directory of JSON verdicts keyed by a hash of all their inputs; None disables."""
+    """Verdicts keyed by a hash of all their inputs, in one SQLite file (stdlib): one file
+    for thousands of verdicts, safe for concurrent pytest-xdist workers. None disables."""
 
     def __init__(self, directory: Path | None) -> None:
         self.directory = directory
         self.hits = 0
         self.stores = 0
+        self._db: sqlite3.Connection | None = None
+        self._pending = 0
 
     @property
     def enabled(self) -> bool:
         return self.directory is not None
+
+    def _connection(self) -> sqlite3.Connection | None:
+        if self.directory is None:
+            return None
+        if self._db is None:
+            try:
+                self._db = sqlite3.connect(self.directory / "verdicts.sqlite3", timeout=60)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                self._db.execute(
+                    "CREATE TABLE IF NOT EXISTS verdicts (key TEXT PRIMARY KEY, data TEXT)"
+                )
+            except sqlite3.Error:
+                self.directory = None  # an unusable cache is no cache, never a failure
+                return None
+        return self._db
 
     def key(self, unit: CodeUnit, what: dict[str, Any]) -> str:
         """The key of the verdict on `unit` of `what` (a check and its options, or tests)."""
@@ -61,11 +79,18 @@ class VerdictCache:
         )
         return hashlib.sha256(blob.encode()).hexdigest()
 
-    def _path(self, key: str) -> Path:
-        return (self.directory or Path()) / key[:2] / f"{key}.json"
+    def _row(self, key: str) -> str | None:
+        db = self._connection()
+        if db is None:
+            return None
+        try:
+            row = db.execute("SELECT data FROM verdicts WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error:
+            return None
+        return str(row[0]) if row else None
 
     def has(self, key: str) -> bool:
-        return self.directory is not None and self._path(key).is_file()
+        return self._row(key) is not None
 
     def get(self, key: str) -> Verdict | None:
         found = self.get_with_extra(key)
@@ -73,10 +98,11 @@ class VerdictCache:
 
     def get_with_extra(self, key: str) -> tuple[Verdict, Any] | None:
         """The stored verdict and the extra data stored beside it (e.g. test cases)."""
-        if self.directory is None:
+        text = self._row(key)
+        if text is None:
             return None
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+            data = json.loads(text)
             verdict = Verdict(
                 data["status"],
                 tuple(Evidence(**e) for e in data["evidence"]),
@@ -85,28 +111,38 @@ class VerdictCache:
                 tuple(data["notes"]),
                 cached=True,
             )
-        except (OSError, ValueError, KeyError, TypeError):
-            return None  # absent, or written by another version: decide afresh
+        except (ValueError, KeyError, TypeError):
+            return None  # written by another version: decide afresh
         self.hits += 1
         return verdict, data.get("extra")
 
     def put(self, key: str, verdict: Verdict, extra: Any = None) -> None:
-        if self.directory is None:
-            return
         if verdict.status == "error" and verdict.error_kind not in _LASTING_ERRORS:
+            return
+        db = self._connection()
+        if db is None:
             return
         data = asdict(verdict)
         data.pop("cached")
         data["extra"] = extra
-        path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle)
         try:
-            os.replace(tmp, path)  # atomic: concurrent xdist workers never see half a file
-        except OSError:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+            db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?)", (key, json.dumps(data)))
+        except sqlite3.Error:
             return
         self.stores += 1
+        self._pending += 1
+        if self._pending >= 500:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit what was stored (batched: one commit per 500 verdicts and at the end)."""
+        if self._db is not None and self._pending:
+            with contextlib.suppress(sqlite3.Error):
+                self._db.commit()
+            self._pending = 0
+
+    def close(self) -> None:
+        self.flush()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
