@@ -1,0 +1,83 @@
+"""The `codeif` command: `codeif merge` combines JSON reports of shards into one."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from pytest_codeif.report.json_report import SCHEMA_PATH, build_report, write_atomically
+from pytest_codeif.report.records import Record
+from pytest_codeif.report.summary import summarize
+from pytest_codeif.report.terminal import render
+
+
+def records_of(report: dict[str, Any]) -> list[Record]:
+    """The flat outcome records a report was built from."""
+    records: list[Record] = []
+    for task in report["tasks"]:
+        shared = {"file": task["file"], "task": task["id"], "metadata": task["metadata"]}
+        outcomes = [*task["constraints"], *([task["functional"]] if task["functional"] else [])]
+        records.extend({**outcome, **shared} for outcome in outcomes)
+    records.extend(report["invalid"])
+    records.extend(report["lost"])
+    return records
+
+
+def merge(paths: Sequence[Path]) -> tuple[dict[str, Any], list[str]]:
+    """One report from several; the warnings say what a reader should know."""
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    by_node: dict[str, Record] = {}
+    warnings: list[str] = []
+    versions: dict[str, str] | None = None
+    complete, exit_status = True, 0
+    for path in paths:
+        report = json.loads(path.read_text(encoding="utf-8"))
+        jsonschema.validate(report, schema)
+        if versions is None:
+            versions = report["tool_versions"]
+        elif report["tool_versions"] != versions:
+            warnings.append(f"{path}: other tool versions than {paths[0]}; verdicts may differ")
+        complete = complete and report["complete"]
+        exit_status = max(exit_status, report["exit_status"])
+        for record in records_of(report):
+            if record["nodeid"] in by_node:
+                warnings.append(
+                    f"{path}: {record['nodeid']} is in another report too; kept this one"
+                )
+            by_node[record["nodeid"]] = record
+    merged = build_report(by_node.values(), complete=complete, exit_status=exit_status, versions={})
+    merged["tool_versions"] = versions or {}
+    return merged, warnings
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="codeif", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    merge_cmd = commands.add_parser("merge", help="combine JSON reports of shards into one")
+    merge_cmd.add_argument(
+        "reports", nargs="+", type=Path, help="reports written by --codeif-report"
+    )
+    merge_cmd.add_argument("-o", "--output", type=Path, required=True, help="the merged report")
+    args = parser.parse_args(argv)
+    try:
+        merged, warnings = merge(args.reports)
+    except (OSError, ValueError, jsonschema.ValidationError) as exc:
+        message = exc.message if isinstance(exc, jsonschema.ValidationError) else str(exc)
+        print(f"codeif merge: cannot read a report: {message}", file=sys.stderr)
+        return 2
+    for warning in warnings:
+        print(f"codeif merge: warning: {warning}", file=sys.stderr)
+    write_atomically(args.output, merged)
+    print("\n".join(render(summarize(records_of(merged)))))
+    print(f"codeif merge: {len(args.reports)} reports -> {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
