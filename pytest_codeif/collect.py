@@ -14,7 +14,7 @@ import pytest
 
 from pytest_codeif.engine.verdict import Verdict
 from pytest_codeif.errors import Location, TaskFileError, format_key_path
-from pytest_codeif.functional.run import FunctionalOutcome, run_functional
+from pytest_codeif.functional.run import FunctionalOutcome
 from pytest_codeif.report.records import (
     Record,
     constraint_record,
@@ -167,7 +167,7 @@ class FunctionalItem(CodeifItem):
 
     def setup(self) -> None:
         state = get_state(self.config)
-        self.outcome: FunctionalOutcome = run_functional(state.engine, self.task)
+        self.outcome: FunctionalOutcome = state.pool.outcome(self.task)
         record = functional_record(self.nodeid, self._display_file(), self.task, self.outcome)
         self._decide(self.outcome.verdict, record, "the functional tests")
 

@@ -99,6 +99,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
     state = config.stash.get(STATE_KEY, None)
     if state is not None:
+        state.pool.close()
         state.engine.close()
 
 
@@ -118,13 +119,15 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     """Plan tool batches for the selected items only, so -k and --lf pay for less."""
     if not _enabled(session.config):
         return
-    from pytest_codeif.collect import ConstraintItem
+    from pytest_codeif.collect import ConstraintItem, FunctionalItem
     from pytest_codeif.state import get_state
 
-    engine = get_state(session.config).engine
+    state = get_state(session.config)
     for item in session.items:
         if isinstance(item, ConstraintItem):
-            engine.plan(item.task, item.constraint)
+            state.engine.plan(item.task, item.constraint)
+        elif isinstance(item, FunctionalItem):
+            state.pool.plan(item.task)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -11,6 +11,7 @@ import pytest
 from pytest_codeif.checks.registry import CheckRegistrationError, CheckRegistry
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.engine.verdict_cache import VerdictCache
+from pytest_codeif.functional.pool import FunctionalPool
 from pytest_codeif.report.records import Record
 from pytest_codeif.sandbox.isolation import choose_isolation
 
@@ -21,6 +22,7 @@ class CodeifState:
 
     registry: CheckRegistry
     engine: Engine
+    pool: FunctionalPool
     records: list[Record] = field(default_factory=list)
 
 
@@ -50,7 +52,7 @@ def create_state(config: pytest.Config) -> CodeifState:
     if pytest_cache is not None and not config.getoption("codeif_no_cache"):
         cache_dir = pytest_cache.mkdir("codeif-verdicts")
     engine = Engine(config.rootpath, workdir, isolation, VerdictCache(cache_dir))
-    return CodeifState(registry, engine)
+    return CodeifState(registry, engine, FunctionalPool(engine))
 
 
 def get_state(config: pytest.Config) -> CodeifState:

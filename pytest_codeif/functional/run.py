@@ -1,4 +1,5 @@
-"""Run a task's functional tests in a sandboxed process and reach one verdict.
+"""Run a task's functional tests in a sandboxed process and reach one verdict
+(`prepare`, then `execute` — possibly on a worker thread — then `finish`).
 
 Call cases run in one child process per task (the harness); a pytest file runs in a
 child pytest. Results come back as JSON lines and are compared here, in the trusted
@@ -49,9 +50,12 @@ class FunctionalOutcome:
     cases: tuple[CaseResult, ...]
 
 
-def run_functional(engine: Engine, task: Task) -> FunctionalOutcome:
-    """Run every call case and pytest file of `task` (or reuse the cached outcome when
-    nothing it depends on changed); never raises for the code's sake."""
+def prepare(engine: Engine, task: Task) -> FunctionalOutcome | tuple[CodeUnit, str]:
+    """The outcome when it is known without running anything (no code, syntax error,
+    cached), else the unit to run and the cache key to store the outcome under.
+
+    Touches the engine's caches: call it from the main thread only.
+    """
     try:
         unit = engine.unit(task)
         engine.check_syntax(unit)  # a syntax error is undecidable, not a failure
@@ -62,9 +66,19 @@ def run_functional(engine: Engine, task: Task) -> FunctionalOutcome:
     if cached is not None:
         verdict, cases = cached
         return FunctionalOutcome(verdict, tuple(CaseResult(**case) for case in cases or ()))
-    outcome = _run_all(engine, task, unit)
+    return unit, key
+
+
+def finish(engine: Engine, key: str, outcome: FunctionalOutcome) -> FunctionalOutcome:
+    """Store `outcome` in the verdict cache (main thread only) and return it."""
     engine.cache.put(key, outcome.verdict, [dataclasses.asdict(c) for c in outcome.cases])
     return outcome
+
+
+def execute(engine: Engine, task: Task, unit: CodeUnit) -> FunctionalOutcome:
+    """Run the tests in the sandbox. Safe to call from worker threads: it only reads the
+    engine's settings and writes to the unit's own run folders."""
+    return _run_all(engine, task, unit)
 
 
 def _what(engine: Engine, task: Task) -> dict[str, Any]:

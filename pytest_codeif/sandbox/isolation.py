@@ -22,11 +22,13 @@ from typing import Final, Literal
 import pytest_codeif
 
 BackendName = Literal["bubblewrap", "process"]
-#: Sandboxed code runs as a uid of its own per pytest process (so per xdist worker):
-#: RLIMIT_NPROC counts per uid, so a fork bomb in one worker's run cannot starve the
-#: other's, and the processes a run leaves can be found and killed by uid.
+#: Sandboxed code runs as a uid of its own per concurrent run: each pytest process (so
+#: each xdist worker) owns a block of UID_BLOCK uids, one per run in flight. RLIMIT_NPROC
+#: counts per uid, so a fork bomb in one run cannot starve another, and the processes a
+#: run leaves can be found and killed by uid without touching any other run.
 UID_BASE: Final = 61000
-UID_SPAN: Final = 3000
+UID_SPAN: Final = 3008
+UID_BLOCK: Final = 16
 SCRATCH_BYTES: Final = 64 * 1024 * 1024
 
 _SYSTEM_DIRS: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache")
@@ -47,7 +49,7 @@ class Isolation:
     name: BackendName
     as_nobody: bool = False  # pytest runs as root: drop to `uid` inside
     reason: str = ""  # why this backend (e.g. why bubblewrap is not in use)
-    uid: int = 65534
+    uid: int = 65534  # the first uid of this process's block
 
     @property
     def gaps(self) -> tuple[str, ...]:
@@ -59,7 +61,11 @@ class Isolation:
 
     def describe(self) -> str:
         if self.name == "bubblewrap":
-            who = f"uid {self.uid}" if self.as_nobody else "a user namespace"
+            who = (
+                f"uids {self.uid}-{self.uid + UID_BLOCK - 1}"
+                if self.as_nobody
+                else "a user namespace"
+            )
             return (
                 f"bubblewrap (no network, read-only system, tmpfs scratch, {who}, "
                 "pid namespace, rlimits)"
@@ -67,9 +73,16 @@ class Isolation:
         return f"process group + rlimits ({self.reason}); not in force: {'; '.join(self.gaps)}"
 
     def wrap(
-        self, argv: Sequence[str], code_dir: Path, scratch: Path, env: Mapping[str, str]
+        self,
+        argv: Sequence[str],
+        code_dir: Path,
+        scratch: Path,
+        env: Mapping[str, str],
+        uid: int | None = None,
     ) -> tuple[list[str], Path, dict[str, str]]:
-        """(command, working directory, environment) for running `argv` in the sandbox."""
+        """(command, working directory, environment) for running `argv` in the sandbox,
+        as `uid` (default: the block's first) when running as root."""
+        uid = self.uid if uid is None else uid
         if self.name == "process":
             return list(argv), scratch, dict(env)
         cmd = [_bwrap(), *_namespaces(self.as_nobody), "--die-with-parent", "--new-session"]
@@ -82,7 +95,7 @@ class Isolation:
         for key, value in sorted(env.items()):
             cmd += ["--setenv", key, value]
         if self.as_nobody:
-            cmd += [_setpriv(), f"--reuid={self.uid}", f"--regid={self.uid}", "--clear-groups"]
+            cmd += [_setpriv(), f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
             cmd += ["--no-new-privs", "--"]
         return [*cmd, *argv], Path("/"), {}
 
@@ -154,12 +167,25 @@ def choose_isolation(requested: str) -> Isolation:
 
 
 def _free_uid() -> int:
-    """A uid no running process has, derived from this process's pid."""
-    for step in range(UID_SPAN):
-        uid = UID_BASE + (os.getpid() + step) % UID_SPAN
-        if not processes_of(uid):
-            return uid
+    """The first uid of a block no running process uses, chosen from this process's pid."""
+    blocks = UID_SPAN // UID_BLOCK
+    in_use = {uid for uid in _running_uids() if UID_BASE <= uid < UID_BASE + UID_SPAN}
+    for step in range(blocks):
+        base = UID_BASE + ((os.getpid() + step) % blocks) * UID_BLOCK
+        if not in_use & set(range(base, base + UID_BLOCK)):
+            return base
     return UID_BASE
+
+
+def _running_uids() -> set[int]:
+    found: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                found.add(entry.stat().st_uid)
+            except OSError:
+                continue
+    return found
 
 
 def processes_of(uid: int) -> list[int]:

@@ -12,22 +12,26 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import queue
 import resource
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Final
 
-from pytest_codeif.sandbox.isolation import Isolation, processes_of
+from pytest_codeif.sandbox.isolation import UID_BLOCK, Isolation, processes_of
 
 MIB: Final = 1024 * 1024
 #: Processes a run may add (a fork bomb stops here; the machine can still fork).
 PROCESS_MARGIN: Final = 64
 _PR_SET_PDEATHSIG: Final = 1
+# Resolved once, in the parent: dlopen in a forked child could wait on a loader lock.
+_PRCTL = ctypes.CDLL(None).prctl if sys.platform.startswith("linux") else None
 #: Extra seconds the timeout allows for the sandbox and the interpreter to start.
 STARTUP_SECONDS: Final = 1.0
 
@@ -72,25 +76,56 @@ def _own_process_count() -> int:
     return len(processes_of(os.getuid()))
 
 
-def _limiter(limits: Limits, isolation: Isolation, channel: int) -> None:
-    """Runs in the child between fork and exec: set rlimits, die with the parent."""
+class _UidSlots:
+    """The uids of this process's block, handed to one run at a time (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._free: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self._base: int | None = None
+        self._lock = threading.Lock()
+
+    @contextlib.contextmanager
+    def take(self, isolation: Isolation) -> Iterator[int]:
+        with self._lock:
+            if self._base != isolation.uid:
+                self._base = isolation.uid
+                self._free = queue.SimpleQueue()
+                for uid in range(isolation.uid, isolation.uid + UID_BLOCK):
+                    self._free.put(uid)
+        uid = self._free.get()
+        try:
+            yield uid
+        finally:
+            _reap_uid(uid)  # the next run as this uid starts with a clean slate
+            self._free.put(uid)
+
+
+_SLOTS = _UidSlots()
+
+
+def _rlimits(limits: Limits, isolation: Isolation) -> list[tuple[int, int]]:
+    """(resource, limit) pairs, computed in the parent so that the child only calls
+    setrlimit: runs start from several threads, and code between fork and exec must not
+    take a lock another thread may have held at fork time."""
     cpu = max(1, int(limits.timeout + STARTUP_SECONDS) + 1)
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
-    resource.setrlimit(resource.RLIMIT_FSIZE, (limits.file_bytes, limits.file_bytes))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
     nproc = PROCESS_MARGIN if isolation.as_nobody else _own_process_count() + PROCESS_MARGIN
-    resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
-    os.set_inheritable(channel, True)
-    _die_with_parent()
+    return [
+        (resource.RLIMIT_CPU, cpu),
+        (resource.RLIMIT_FSIZE, limits.file_bytes),
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_AS, limits.memory_bytes),
+        (resource.RLIMIT_NPROC, nproc),
+    ]
 
 
-def _die_with_parent() -> None:
-    """Ask Linux to SIGKILL this process when pytest dies (bwrap does the same for its
-    whole namespace with --die-with-parent)."""
-    if sys.platform.startswith("linux"):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+def _limiter(pairs: list[tuple[int, int]]) -> None:
+    """Runs in the child between fork and exec: set rlimits, die with the parent."""
+    for which, value in pairs:
+        resource.setrlimit(which, (value, value))
+    if _PRCTL is not None:
+        # Ask Linux to SIGKILL this process when pytest dies (bwrap does the same for
+        # its whole namespace with --die-with-parent).
+        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
 
 
 def run_python(
@@ -113,14 +148,16 @@ def run_python(
     paths = {name: io_dir / name for name in ("stdout", "stderr", "channel")}
     start = time.monotonic()
     with contextlib.ExitStack() as stack:
+        uid = stack.enter_context(_SLOTS.take(isolation)) if isolation.as_nobody else None
         files: dict[str, IO[bytes]] = {
             n: stack.enter_context(p.open("wb")) for n, p in paths.items()
         }
         source = stack.enter_context(stdin.open("rb")) if stdin else subprocess.DEVNULL
         channel = files["channel"].fileno()
+        pairs = _rlimits(limits, isolation)
         argv = [sys.executable, "-I", *(a.replace("{channel}", str(channel)) for a in args)]
         cmd, cwd, run_env = isolation.wrap(
-            argv, code_dir, scratch, {**scrubbed_env(), **(env or {})}
+            argv, code_dir, scratch, {**scrubbed_env(), **(env or {})}, uid
         )
         proc = subprocess.Popen(
             cmd,
@@ -132,7 +169,7 @@ def run_python(
             pass_fds=(channel,),
             start_new_session=True,
             # rlimits must be set in the child before exec; it only calls setrlimit.
-            preexec_fn=lambda: _limiter(limits, isolation, channel),  # noqa: PLW1509
+            preexec_fn=lambda: _limiter(pairs),  # noqa: PLW1509
         )
         timed_out = False
         try:
@@ -142,8 +179,6 @@ def run_python(
         finally:
             _kill_group(proc.pid)
             proc.wait()
-            if isolation.as_nobody:
-                _reap_uid(isolation.uid)
     return RunResult(
         None if timed_out else proc.returncode,
         timed_out,
