@@ -1,0 +1,182 @@
+"""End-to-end speed of `pytest --codeif` against the floor and the naive way.
+
+Suites: the 2,118 real MultiCodeIF responses (../shared, skipped when absent) and a
+generated suite (default 10,000 tasks). Every task carries the same four constraints:
+ruff (F82, E9), mypy (name-defined), construct (no `global`), calls (no eval/exec).
+
+Figures, all measured in the same run on the same machine:
+- cold: `pytest --codeif` with an empty verdict cache; warm: the same run again;
+- floor: the same tools by hand, in batch: one ruff run, one mypy run, one libcst parse
+  per file (what the plugin cannot avoid doing);
+- naive: ruff and mypy invoked once per task, timed on a sample and scaled up;
+- peak RSS of the largest process of the cold run.
+
+Usage: python benchmarks/suite_speed.py [--generated N] [--sample N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import libcst as cst
+import yaml
+
+from pytest_codeif.code.extract import extract_python
+from pytest_codeif.engine.tools import ruff_binary
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "multicodeif"
+CONSTRAINTS: list[dict[str, Any]] = [
+    {"check": "ruff", "select": ["F82", "E9"]},
+    {"check": "mypy", "error-codes": ["name-defined"]},
+    {"check": "construct", "forbid": ["global"]},
+    {"check": "calls", "forbid": ["eval", "exec"]},
+]
+GENERATED = '''
+import math
+
+COUNT_{i} = {i}
+
+
+def area_{i}(radius: float) -> float:
+    """Area of a circle."""
+    return math.pi * radius * radius + COUNT_{i}
+
+
+def total_{i}(values: list[int]) -> int:
+    return sum(v * {i} for v in values if v % 2 == 0)
+'''
+
+
+def corpus_codes() -> list[str]:
+    codes = []
+    for path in sorted((CORPUS / "responses").glob("*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            extracted = extract_python(json.loads(line)["response"])
+            codes.append(extracted.text if extracted else "x = 1\n")
+    return codes
+
+
+def write_suite(folder: Path, codes: list[str]) -> Path:
+    tasks = [
+        {"id": f"t{i}", "code": code, "constraints": CONSTRAINTS} for i, code in enumerate(codes)
+    ]
+    path = folder / "suite.codeif.yaml"
+    path.write_text(yaml.safe_dump({"tasks": tasks}, sort_keys=False))
+    return path
+
+
+def pytest_run(folder: Path, *extra: str) -> float:
+    cmd = [sys.executable, "-m", "pytest", "--codeif", "-q", "-p", "no:randomly", *extra]
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=folder, capture_output=True, check=False)
+    return time.perf_counter() - start
+
+
+def floor(folder: Path, codes: list[str]) -> float:
+    """One ruff run, one mypy run, one libcst parse per file."""
+    units = folder / "floor"
+    files = []
+    for i, code in enumerate(codes):
+        target = units / f"u{i}" / "solution.py"
+        target.parent.mkdir(parents=True)
+        target.write_text(code)
+        files.append(f"u{i}/solution.py")
+    (folder / "mypy.ini").write_text("[mypy]\n")
+    start = time.perf_counter()
+    ruff = [ruff_binary(), "check", "--isolated", "--no-cache", "--select", "F82,E9"]
+    subprocess.run(
+        [*ruff, "--output-format", "json", "--exit-zero", *files],
+        cwd=units,
+        capture_output=True,
+        check=False,
+    )
+    mypy = [
+        sys.executable,
+        "-m",
+        "mypy",
+        f"--config-file={folder / 'mypy.ini'}",
+        "--explicit-package-bases",
+    ]
+    subprocess.run(
+        [*mypy, f"--cache-dir={folder / 'mc'}", "-O", "json", *files],
+        cwd=units,
+        capture_output=True,
+        check=False,
+    )
+    for code in codes:
+        with contextlib.suppress(cst.ParserSyntaxError):
+            cst.parse_module(code)
+    return time.perf_counter() - start
+
+
+def naive(folder: Path, codes: list[str], sample: int) -> float:
+    """Ruff and mypy once per task on `sample` tasks, scaled to all tasks."""
+    chosen = codes[:sample]
+    start = time.perf_counter()
+    for i, code in enumerate(chosen):
+        target = folder / "naive" / f"n{i}.py"
+        target.parent.mkdir(exist_ok=True)
+        target.write_text(code)
+        subprocess.run(
+            [ruff_binary(), "check", "--isolated", "--no-cache", "--select", "F82,E9", str(target)],
+            capture_output=True,
+            check=False,
+        )
+        subprocess.run(
+            [sys.executable, "-m", "mypy", f"--cache-dir={folder / 'nc'}", str(target)],
+            capture_output=True,
+            check=False,
+        )
+    return (time.perf_counter() - start) * len(codes) / len(chosen)
+
+
+def measure(name: str, codes: list[str], sample: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write_suite(folder, codes)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        cold = pytest_run(folder)
+        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        warm = pytest_run(folder)
+        collect = pytest_run(folder, "--collect-only")
+        base = floor(folder, codes)
+        slow = naive(folder, codes, sample)
+        shutil.rmtree(folder / "floor", ignore_errors=True)
+    rows = [
+        ("floor (one ruff, one mypy, one parse per file)", base, ""),
+        ("pytest --codeif, cold cache", cold, f"{cold / base:5.2f} x floor"),
+        ("pytest --codeif, warm cache", warm, f"{warm / cold:5.2f} x cold"),
+        ("pytest --codeif --collect-only", collect, f"warm = {warm / collect:4.2f} x this"),
+        (f"naive: ruff + mypy per task ({sample} sampled)", slow, f"{slow / cold:5.1f} x cold"),
+    ]
+    print(f"{name}: {len(codes)} tasks x {len(CONSTRAINTS)} constraints")
+    for label, seconds, ratio in rows:
+        print(f"  {label:<48} {seconds:7.1f} s  {ratio}")
+    peak = max(rss, before) / 1024
+    print(f"  {'peak RSS, largest process of the cold run':<48} {peak:7.0f} MiB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--generated", type=int, default=10_000)
+    parser.add_argument("--sample", type=int, default=30)
+    args = parser.parse_args()
+    if CORPUS.is_dir():
+        measure("MultiCodeIF corpus", corpus_codes(), args.sample)
+    else:
+        print(f"MultiCodeIF corpus: skipped ({CORPUS} absent)")
+    measure("generated suite", [GENERATED.format(i=i) for i in range(args.generated)], args.sample)
+
+
+if __name__ == "__main__":
+    main()
