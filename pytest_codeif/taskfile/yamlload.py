@@ -18,9 +18,10 @@ from pytest_codeif.errors import Location, TaskFileError
 
 KeyPath = tuple[str | int, ...]
 
-#: A task file that expands to more nodes than this (through aliases) is refused: the
-#: "billion laughs" attack costs nothing to write and unbounded memory to expand.
-MAX_NODES: Final = 200_000
+#: A task file whose aliases expand to more nodes than this is refused: the "billion
+#: laughs" attack costs nothing to write and unbounded memory to expand. Nodes written
+#: out in the file are bounded by the file size instead.
+MAX_ALIAS_NODES: Final = 100_000
 #: Deeper nesting than this is not a task file anyone writes by hand.
 MAX_DEPTH: Final = 64
 #: Larger files are refused before parsing (PyYAML needs ~4x the size in memory).
@@ -113,17 +114,21 @@ class _Walker:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.marks: dict[KeyPath, NodeMark] = {}
-        self.count = 0
+        self.expanded = 0  # nodes visited again through an alias
+        self.seen: set[int] = set()
         self.constructor = SafeConstructor()
 
     def walk(self, node: yaml.Node, key_path: KeyPath, depth: int) -> Any:
-        self.count += 1
         line = node.start_mark.line + 1
-        if self.count > MAX_NODES:
-            raise TaskFileError(
-                Location(self.path, line, key_path),
-                f"the document expands to more than {MAX_NODES} nodes (alias bomb?)",
-            )
+        if id(node) in self.seen:
+            self.expanded += 1
+            if self.expanded > MAX_ALIAS_NODES:
+                raise TaskFileError(
+                    Location(self.path, line, key_path),
+                    f"aliases expand to more than {MAX_ALIAS_NODES} nodes (alias bomb?)",
+                )
+        else:
+            self.seen.add(id(node))
         if depth > MAX_DEPTH:
             raise TaskFileError(
                 Location(self.path, line, key_path), f"nesting deeper than {MAX_DEPTH} levels"
