@@ -17,7 +17,7 @@ def test_hostile_input_files(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(
         [
             "*bad_utf8.codeif.yaml:2: *not valid UTF-8 (byte 18)*",
-            "*billion_laughs.codeif.yaml:1: *aliases expand to more than 100000 nodes (alias bomb?)",
+            "*billion_laughs.codeif.yaml:1: *aliases expand to more than 100000 nodes*",
             "*(no-code): the response holds no Python code*",
             "*deep.codeif.yaml:1: at tasks[[]0[]][[]0[]]*levels): nesting deeper than 64*",
             "*escapes.codeif.yaml:3: at tasks[[]0[]].file: *outside the test root*",
