@@ -76,3 +76,10 @@ def test_a_large_file_without_aliases_loads(tmp_path: Path) -> None:
     text = "items:\n" + "".join(f"  - {{a: {i}, b: [x, y]}}\n" for i in range(60_000))
     loaded = load(tmp_path, text)
     assert len(loaded.data["items"]) == 60_000  # 360,000 nodes, none through an alias
+
+
+def test_one_anchor_shared_by_many_tasks_is_not_a_bomb(tmp_path: Path) -> None:
+    text = "shared: &c [{check: ruff, select: [E, W]}, {check: mypy}]\ntasks:\n"
+    text += "".join(f"  - {{id: t{i}, code: x, constraints: *c}}\n" for i in range(20_000))
+    loaded = load(tmp_path, text)
+    assert loaded.data["tasks"][-1]["constraints"][1] == {"check": "mypy"}
