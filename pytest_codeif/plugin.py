@@ -85,10 +85,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.is_registered(builtin):
         config.pluginmanager.register(builtin, "codeif-builtin-checks")
     config.stash[STATE_KEY] = create_state(config)
-    if not _is_worker(config) and config.pluginmanager.hasplugin("xdist"):
-        from pytest_codeif import xdist_scheduling
-
-        config.pluginmanager.register(xdist_scheduling, "codeif-xdist-scheduling")
     if not _is_worker(config):
         # Like junitxml's LogXML: the reporter lives on the controller only.
         from pytest_codeif.report.reporter import CodeifReporter

@@ -41,16 +41,3 @@ def test_same_outcomes_summary_and_report_with_and_without_xdist(pytester: pytes
         assert outcomes == plain[0], label
         assert summary == plain[1], label
         assert report == plain[2], label
-
-
-def test_a_tasks_items_stay_on_one_worker(pytester: pytest.Pytester) -> None:
-    shutil.copytree(EXAMPLES, pytester.path / "examples")
-    result = pytester.runpytest_subprocess("--codeif", "-n", "2", "-v", "-p", "no:cacheprovider")
-    workers: dict[str, set[str]] = {}
-    for line in result.outlines:
-        if line.startswith("[gw") and ".codeif.yaml::" in line:
-            worker, nodeid = line.split()[0], line.split()[-1]
-            task = nodeid.rsplit("::", 1)[0]
-            workers.setdefault(task, set()).add(worker)
-    assert len(workers) == 3
-    assert all(len(found) == 1 for found in workers.values()), workers
