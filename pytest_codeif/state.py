@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -12,18 +12,16 @@ from pytest_codeif.checks.registry import CheckRegistrationError, CheckRegistry
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.engine.verdict_cache import VerdictCache
 from pytest_codeif.functional.pool import FunctionalPool
-from pytest_codeif.report.records import Record
 from pytest_codeif.sandbox.isolation import choose_isolation
 
 
 @dataclass
 class CodeifState:
-    """The check registry, the engine, and (on the controller) the collected records."""
+    """The check registry, the engine and the pool that runs functional tests."""
 
     registry: CheckRegistry
     engine: Engine
     pool: FunctionalPool
-    records: list[Record] = field(default_factory=list)
 
 
 STATE_KEY = pytest.StashKey[CodeifState]()
