@@ -45,6 +45,7 @@ class Engine:
         self._units: dict[tuple[Path, str], CodeUnit | Undecidable] = {}
         self._parsed: dict[tuple[str, str], ParsedModule | Undecidable] = {}
         self._syntax: dict[str, Undecidable | None] = {}
+        self._keys: dict[tuple[str, int], str] = {}
         self._staged: set[tuple[str, bool]] = set()
         self._suppressions: dict[str, list[tuple[str, Suppression]]] = {}
         self._planned: dict[ToolConfig, dict[str, CodeUnit]] = {}
@@ -195,8 +196,12 @@ class Engine:
 
     # -- verdicts ---------------------------------------------------------------------
     def cache_key(self, unit: CodeUnit, constraint: ConstraintSpec) -> str:
-        what = {"check": constraint.check_name, "options": dict(constraint.check.options)}
-        return self.cache.key(unit, what)
+        """The constraint's verdict-cache key, hashed once (plan and evaluate both ask)."""
+        memo = (unit.key, id(constraint))
+        if memo not in self._keys:
+            what = {"check": constraint.check_name, "options": dict(constraint.check.options)}
+            self._keys[memo] = self.cache.key(unit, what)
+        return self._keys[memo]
 
     def evaluate(self, task: Task, constraint: ConstraintSpec) -> Verdict:
         """The constraint's verdict, reused from the cache when nothing it depends on has
