@@ -36,7 +36,6 @@ class SourceFile:
     text: str
     origin: Path  # the file the text was read from (for inline code: the task file)
     line_origin: tuple[int, ...] | None = None  # origin line per line; None: the same line
-    approximate: bool = False  # True when lines can't be mapped exactly (folded YAML)
 
     @property
     def module(self) -> str:
@@ -127,7 +126,7 @@ def _embedded(spec: CodeSpec, task_path: Path) -> SourceFile:
             raise Undecidable("no-code", "the task's `code` is empty")
         count = spec.value.count("\n") + 1
         origin = tuple(base + i if exact else first for i in range(count))
-        return SourceFile(f"{SINGLE_MODULE}.py", spec.value, task_path, origin, not exact)
+        return SourceFile(f"{SINGLE_MODULE}.py", spec.value, task_path, origin)
     extracted = extract_python(spec.value)
     if extracted is None:
         raise Undecidable(
@@ -136,7 +135,7 @@ def _embedded(spec: CodeSpec, task_path: Path) -> SourceFile:
             "Python as a whole",
         )
     origin = tuple(base + line - 1 if exact else first for line in extracted.line_origin)
-    return SourceFile(f"{SINGLE_MODULE}.py", extracted.text, task_path, origin, not exact)
+    return SourceFile(f"{SINGLE_MODULE}.py", extracted.text, task_path, origin)
 
 
 def _read_file(path: Path, relpath: str) -> SourceFile:

@@ -46,14 +46,8 @@ class VerdictCache:
 
     def __init__(self, directory: Path | None) -> None:
         self.directory = directory
-        self.hits = 0
-        self.stores = 0
         self._db: sqlite3.Connection | None = None
         self._pending = 0
-
-    @property
-    def enabled(self) -> bool:
-        return self.directory is not None
 
     def _connection(self) -> sqlite3.Connection | None:
         if self.directory is None:
@@ -113,7 +107,6 @@ class VerdictCache:
             )
         except (ValueError, KeyError, TypeError):
             return None  # written by another version: decide afresh
-        self.hits += 1
         return verdict, data.get("extra")
 
     def put(self, key: str, verdict: Verdict, extra: Any = None) -> None:
@@ -129,7 +122,6 @@ class VerdictCache:
             db.execute("INSERT OR REPLACE INTO verdicts VALUES (?, ?)", (key, json.dumps(data)))
         except sqlite3.Error:
             return
-        self.stores += 1
         self._pending += 1
         if self._pending >= 500:
             self.flush()

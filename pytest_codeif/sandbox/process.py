@@ -55,7 +55,6 @@ class RunResult:
     stdout: str
     stderr: str
     channel: str  # what the harness wrote to its result descriptor
-    seconds: float
 
 
 def scrubbed_env() -> dict[str, str]:
@@ -146,7 +145,6 @@ def run_python(
     scratch = io_dir / "scratch"
     scratch.mkdir(exist_ok=True)
     paths = {name: io_dir / name for name in ("stdout", "stderr", "channel")}
-    start = time.monotonic()
     with contextlib.ExitStack() as stack:
         uid = stack.enter_context(_SLOTS.take(isolation)) if isolation.as_nobody else None
         files: dict[str, IO[bytes]] = {
@@ -185,7 +183,6 @@ def run_python(
         _head(paths["stdout"], limits.output_bytes),
         _head(paths["stderr"], limits.output_bytes),
         _head(paths["channel"], limits.file_bytes),
-        time.monotonic() - start,
     )
 
 
