@@ -7,8 +7,10 @@ import pytest
 from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.calls import CallsCheck
 from pytest_codeif.checks.construct import ConstructCheck
+from pytest_codeif.checks.data_structure import DataStructureCheck
 from pytest_codeif.checks.imports import ImportsCheck
 from pytest_codeif.checks.mypy_types import MypyCheck
+from pytest_codeif.checks.naming import NamingCheck
 from pytest_codeif.checks.registry import CheckRegistry
 from pytest_codeif.checks.ruff_rules import RuffCheck
 from pytest_codeif.checks.signature import SignatureCheck
@@ -16,8 +18,10 @@ from pytest_codeif.checks.signature import SignatureCheck
 BUILTIN_CHECKS: tuple[type[Check], ...] = (
     CallsCheck,
     ConstructCheck,
+    DataStructureCheck,
     ImportsCheck,
     MypyCheck,
+    NamingCheck,
     RuffCheck,
     SignatureCheck,
 )

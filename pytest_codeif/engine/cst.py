@@ -73,6 +73,26 @@ class ParsedModule:
         return found
 
     @cached_property
+    def _scopes(self) -> list[cst.FunctionDef | cst.ClassDef | None]:
+        order, ends, _ = self._preorder
+        found: list[cst.FunctionDef | cst.ClassDef | None] = []
+        open_scopes: list[tuple[int, cst.FunctionDef | cst.ClassDef]] = []
+        for i, node in enumerate(order):
+            while open_scopes and i >= open_scopes[-1][0]:
+                open_scopes.pop()
+            found.append(open_scopes[-1][1] if open_scopes else None)
+            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+                open_scopes.append((ends[i], node))
+        return found
+
+    def scope_of(self, node: cst.CSTNode) -> cst.FunctionDef | cst.ClassDef | None:
+        """The innermost function or class `node` is inside (None: module level). A
+        definition node belongs to the scope around it; its parameters, decorators and
+        body are inside it."""
+        _, _, index = self._preorder
+        return self._scopes[index[id(node)]]
+
+    @cached_property
     def wrapper(self) -> metadata.MetadataWrapper:
         return metadata.MetadataWrapper(self.tree, unsafe_skip_copy=True)
 

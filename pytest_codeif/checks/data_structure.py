@@ -1,0 +1,318 @@
+"""The `data-structure` check: a named data structure is used, with the named operations,
+and with a stated size bound enforced."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final
+
+import libcst as cst
+
+from pytest_codeif.checks.base import Check, Finding, Sample
+from pytest_codeif.engine.context import CheckContext
+from pytest_codeif.engine.cst import ParsedModule
+
+_RULE = "data-structure"
+
+_BUILTIN_NODES: Final[dict[str, tuple[type[cst.CSTNode], ...]]] = {
+    "list": (cst.List, cst.ListComp),
+    "dict": (cst.Dict, cst.DictComp),
+    "set": (cst.Set, cst.SetComp),
+    "tuple": (cst.Tuple,),
+    "frozenset": (),
+    "bytearray": (),
+}
+#: Names users write -> the canonical structure (its constructor's qualified name).
+ALIASES: Final = {
+    "map": "dict",
+    "hashmap": "dict",
+    "dictionary": "dict",
+    "array": "list",
+    "stack": "list",
+    "deque": "collections.deque",
+    "defaultdict": "collections.defaultdict",
+    "counter": "collections.Counter",
+    "ordereddict": "collections.OrderedDict",
+    "namedtuple": "collections.namedtuple",
+    "chainmap": "collections.ChainMap",
+    "heap": "heapq",
+    "priorityqueue": "queue.PriorityQueue",
+    "queue": "queue.Queue",
+}
+#: Types whose values are other types too: a Counter is a dict, a deque can be a stack.
+_SUBTYPES: Final = {
+    "dict": ("collections.defaultdict", "collections.Counter", "collections.OrderedDict"),
+    "list": ("collections.deque",),
+}
+#: Operations of a structure spelled differently in Python (a list-stack's push is append).
+_SYNONYMS: Final = {("list", "push"): ("append",), ("collections.deque", "push"): ("append",)}
+
+
+def canonical(name: str) -> str:
+    """`Counter`, `collections.Counter` and `counter` all name `collections.Counter`."""
+    plain = name.strip()
+    if plain in _BUILTIN_NODES or plain == "heapq":
+        return plain
+    alias = ALIASES.get(plain.lower())
+    if alias is not None:
+        return alias
+    lowered = {v.lower(): v for v in ALIASES.values()}
+    return lowered.get(plain.lower(), plain)
+
+
+@dataclass(frozen=True)
+class Use:
+    """One place the structure appears, and the variable it is bound to, if any."""
+
+    module: ParsedModule
+    node: cst.CSTNode
+    binding: str | None
+
+
+def _annotation_names(module: ParsedModule, annotation: cst.Annotation) -> set[str]:
+    expr = annotation.annotation
+    if isinstance(expr, cst.Subscript):
+        expr = expr.value
+    names = module.qualified(expr)
+    return {n.removeprefix("builtins.").removeprefix("typing.") for n in names} | {
+        n.lower().removeprefix("typing.") for n in names
+    }
+
+
+def _target_key(target: cst.BaseExpression) -> str | None:
+    """`x` or `self.x`: the variables whose operations we follow."""
+    if isinstance(target, cst.Name):
+        return target.value
+    if (
+        isinstance(target, cst.Attribute)
+        and isinstance(target.value, cst.Name)
+        and target.value.value in ("self", "cls")
+    ):
+        return f"self.{target.attr.value}"
+    return None
+
+
+def _makes(module: ParsedModule, value: cst.CSTNode, kind: str) -> bool:
+    """Whether expression `value` builds a `kind` (literal, comprehension, constructor)."""
+    kinds = (kind, *_SUBTYPES.get(kind, ()))
+    for one in kinds:
+        if one in _BUILTIN_NODES and isinstance(value, _BUILTIN_NODES[one]):
+            return True
+        if isinstance(value, cst.Call):
+            names = module.qualified(value.func)
+            if one in names or f"builtins.{one}" in names:
+                return True
+    return False
+
+
+def uses(ctx: CheckContext, kind: str) -> list[Use]:
+    """Every place `kind` is built or declared: literal, comprehension, constructor call,
+    annotation, subclass; with the variable it is assigned to."""
+    found: list[Use] = []
+    for module in ctx.modules():
+        unpacking = _unpacking_targets(module) if kind == "tuple" else set()
+        for node in module.walk():
+            if kind == "heapq":
+                if isinstance(node, cst.Call) and any(
+                    n.startswith("heapq.") for n in module.qualified(node.func)
+                ):
+                    args = node.args
+                    binding = _target_key(args[0].value) if args else None
+                    found.append(Use(module, node, binding))
+                continue
+            if isinstance(node, (cst.Assign, cst.AnnAssign)) and node.value is not None:
+                targets = (
+                    [t.target for t in node.targets]
+                    if isinstance(node, cst.Assign)
+                    else [node.target]
+                )
+                if _makes(module, node.value, kind):
+                    found.extend(Use(module, node, _target_key(t)) for t in targets)
+                    continue
+            if isinstance(node, (cst.AnnAssign, cst.Param)) and node.annotation is not None:
+                short = kind.rsplit(".", 1)[-1]
+                names = _annotation_names(module, node.annotation)
+                if kind in names or short in names or short.lower() in names:
+                    key = _target_key(node.target if isinstance(node, cst.AnnAssign) else node.name)
+                    found.append(Use(module, node, key))
+                    continue
+            if isinstance(node, cst.ClassDef) and any(
+                kind in module.qualified(b.value) or f"builtins.{kind}" in module.qualified(b.value)
+                for b in node.bases
+            ):
+                found.append(Use(module, node, "self"))
+                continue
+            if isinstance(node, (cst.Call, *_BUILTIN_NODES.get(kind, ()))) and _makes(
+                module, node, kind
+            ):
+                if id(node) in unpacking:
+                    continue
+                found.append(Use(module, node, None))
+    return found
+
+
+def _unpacking_targets(module: ParsedModule) -> set[int]:
+    """Unpacking targets (`a, b = ...`, `for k, v in ...`) build no tuple."""
+    return {
+        id(node.target)
+        for node in module.walk()
+        if isinstance(node, (cst.AssignTarget, cst.For, cst.CompFor))
+    }
+
+
+def _method_calls(module: ParsedModule) -> Iterator[tuple[str | None, str, cst.Call]]:
+    """(receiver variable, method name, node) of every `x.m(...)` call."""
+    for node in module.walk():
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            yield _target_key(node.func.value), node.func.attr.value, node
+
+
+def _bounds(module: ParsedModule, limit: int) -> Iterator[cst.CSTNode]:
+    """Places that enforce a size bound of at most `limit`."""
+    for node in module.walk():
+        if isinstance(node, cst.Call):
+            for arg in node.args:
+                keyword = arg.keyword.value if arg.keyword else None
+                if keyword in ("maxlen", "maxsize") and _int(arg.value, limit) is not None:
+                    yield node
+        elif isinstance(node, cst.Comparison):
+            sides = [node.left, *(c.comparator for c in node.comparisons)]
+            has_len = any(
+                isinstance(s, cst.Call) and isinstance(s.func, cst.Name) and s.func.value == "len"
+                for s in sides
+            )
+            numbers = [_int(s, limit) for s in sides]
+            if any(n is not None and (has_len or n == limit) for n in numbers):
+                yield node
+
+
+def _int(node: cst.BaseExpression, limit: int) -> int | None:
+    """The integer literal `node` is, when it is at most `limit`."""
+    if isinstance(node, cst.Integer):
+        value = int(node.value.replace("_", ""), 0)
+        return value if 0 < value <= limit else None
+    return None
+
+
+class DataStructureCheck(Check):
+    """A data structure is used, with the named operations and a stated size bound.
+
+    Why: "keep the pending jobs in a collections.deque and pop them with popleft" asks for
+    a structure, not only a result. Used means built or declared: a literal or
+    comprehension (`[]`, `{}`, `{x}`, `(a, b)` but not an unpacking target), a constructor
+    call resolved through imports (`deque()`, `collections.Counter(...)`), an annotation
+    (`def f(q: deque)`), a subclass, or for `heapq` a call of a heapq function. Names are
+    case-insensitive and a few common words are accepted (`map` is dict, `stack` is list,
+    `heap` is heapq); a Counter/defaultdict/OrderedDict counts as a dict.
+
+    An operation counts when it is called on a variable (or `self.x`) bound to the
+    structure (`q.popleft()` after `q = deque()`); for heapq, the function itself
+    (`heappush`). A size bound counts as enforced when the code states it: a bounded
+    constructor (`deque(maxlen=N)`, `Queue(maxsize=N)`), or a comparison of `len(...)`
+    with an integer of at most the bound, or a comparison with the bound itself
+    (`if n > 1000: raise`). What runs at run time is not measured.
+
+    Options: `type` (required), `operations` (method names), `max-size` (an integer).
+
+    Example:
+
+        - check: data-structure
+          type: collections.deque
+          operations: [append, popleft]
+    """
+
+    name = "data-structure"
+    category = "Data Structure"
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "required": ["type"],
+        "properties": {
+            "type": {"type": "string", "pattern": "^[A-Za-z_][\\w.]*$"},
+            "operations": {
+                "type": "array",
+                "items": {"type": "string", "pattern": "^[A-Za-z_]\\w*$"},
+                "minItems": 1,
+            },
+            "max-size": {"type": "integer", "minimum": 1},
+        },
+        "additionalProperties": False,
+    }
+    satisfied_by = (
+        Sample(
+            "from collections import deque\n\ndef run(jobs):\n    q = deque(jobs)\n"
+            "    while q:\n        q.popleft()\n    q.append(1)\n",
+            {"type": "deque", "operations": ["append", "popleft"]},
+        ),
+        Sample("def pairs():\n    return {k: 1 for k in 'ab'}\n", {"type": "dict"}),
+        Sample(
+            "import heapq\n\ndef top(xs):\n    h = []\n    heapq.heappush(h, 1)\n"
+            "    return heapq.heappop(h)\n",
+            {"type": "heapq", "operations": ["heappush", "heappop"]},
+        ),
+        Sample(
+            "def add(cache, k, v):\n    if len(cache) >= 100:\n        cache.clear()\n"
+            "    cache[k] = v\n\nCACHE = {}\n",
+            {"type": "dict", "max-size": 100},
+        ),
+    )
+    violated_by = (
+        Sample("def run(jobs):\n    q = list(jobs)\n    return q.pop(0)\n", {"type": "deque"}),
+        Sample(
+            "from collections import deque\n\ndef run(jobs):\n    q = deque(jobs)\n"
+            "    return q.pop()\n",
+            {"type": "deque", "operations": ["popleft"]},
+        ),
+        Sample("def f(a, b):\n    x, y = a, b\n    return x\n", {"type": "set"}),
+        Sample(
+            "CACHE = {}\n\ndef add(k, v):\n    CACHE[k] = v\n", {"type": "dict", "max-size": 10}
+        ),
+    )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        wanted = str(self.options["type"])
+        kind = canonical(wanted)
+        found = uses(ctx, kind)
+        first = ctx.modules()[0] if ctx.modules() else None
+        path = first.relpath if first else None
+        if not found:
+            return [Finding(f"no {wanted} is used", _RULE, path, 1)]
+        findings: list[Finding] = []
+        bound = {u.binding for u in found if u.binding}
+        for op in self.options.get("operations", []):
+            if not self._operation_used(ctx, kind, op, bound):
+                findings.append(Finding(f"`{op}` is never called on a {wanted}", _RULE, path, 1))
+        limit = self.options.get("max-size")
+        if limit is not None and not any(True for m in ctx.modules() for _ in _bounds(m, limit)):
+            findings.append(
+                Finding(
+                    f"nothing in the code enforces the size bound of {limit} "
+                    "(no maxlen/maxsize, no len(...) comparison, no comparison with the bound)",
+                    _RULE,
+                    path,
+                    1,
+                )
+            )
+        return findings
+
+    @staticmethod
+    def _operation_used(ctx: CheckContext, kind: str, op: str, bound: set[str]) -> bool:
+        names = (op, *_SYNONYMS.get((kind, op), ()))
+        for module in ctx.modules():
+            if kind == "heapq":
+                if any(
+                    f"heapq.{n}" in module.qualified(node.func)
+                    for node in module.walk()
+                    if isinstance(node, cst.Call)
+                    for n in names
+                ):
+                    return True
+                continue
+            for receiver, method, _ in _method_calls(module):
+                if (
+                    method in names
+                    and receiver is not None
+                    and (receiver in bound or (receiver == "self" and "self" in bound))
+                ):
+                    return True
+        return False
