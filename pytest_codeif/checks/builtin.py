@@ -11,6 +11,7 @@ from pytest_codeif.checks.data_structure import DataStructureCheck
 from pytest_codeif.checks.imports import ImportsCheck
 from pytest_codeif.checks.mypy_types import MypyCheck
 from pytest_codeif.checks.naming import NamingCheck
+from pytest_codeif.checks.python_version import PythonVersionCheck
 from pytest_codeif.checks.registry import CheckRegistry
 from pytest_codeif.checks.ruff_rules import RuffCheck
 from pytest_codeif.checks.signature import SignatureCheck
@@ -22,6 +23,7 @@ BUILTIN_CHECKS: tuple[type[Check], ...] = (
     ImportsCheck,
     MypyCheck,
     NamingCheck,
+    PythonVersionCheck,
     RuffCheck,
     SignatureCheck,
 )

@@ -20,21 +20,67 @@ _NAMES = {
 }
 
 
-def call_sites(module: ParsedModule, scope: cst.CSTNode) -> Iterator[tuple[set[str], cst.CSTNode]]:
-    """(qualified names, node) of each call and each decorator in `scope`.
+_BUILTIN_TYPES = frozenset(
+    {
+        "str",
+        "bytes",
+        "bytearray",
+        "int",
+        "float",
+        "complex",
+        "list",
+        "dict",
+        "set",
+        "frozenset",
+        "tuple",
+        "object",
+    }
+)
 
-    A bare decorator (`@lru_cache`) is a call of that name, so it counts.
+
+def call_sites(
+    module: ParsedModule, scope: cst.CSTNode
+) -> Iterator[tuple[set[str], str | None, cst.CSTNode]]:
+    """(qualified names, method name, node) of each call and each decorator in `scope`.
+
+    The method name is set for `expr.m(...)` when `expr` is no imported module, class or
+    function (an object whose type is not inferred). A bare decorator (`@lru_cache`) is a
+    call of that name, so it counts.
     """
     for node in module.walk(scope):
         if isinstance(node, cst.Call):
-            yield module.qualified(node.func), node
+            names = module.qualified(node.func)
+            method = None
+            if isinstance(node.func, cst.Attribute) and not module.qualified(node.func.value):
+                method = node.func.attr.value
+            yield names, method, node
         elif isinstance(node, cst.Decorator) and not isinstance(node.decorator, cst.Call):
-            yield module.qualified(node.decorator), node
+            yield module.qualified(node.decorator), None, node
 
 
-def matches(qualified: set[str], wanted: str) -> bool:
-    """`wanted` is a dotted name; a bare name also matches the builtin of that name."""
-    return wanted in qualified or (("." not in wanted) and f"builtins.{wanted}" in qualified)
+def _is_type_name(head: str) -> bool:
+    last = head.rsplit(".", 1)[-1]
+    return last in _BUILTIN_TYPES or last[:1].isupper()
+
+
+def matches(qualified: set[str], method: str | None, wanted: str) -> bool:
+    """Whether a call site is a call of `wanted` (a dotted name).
+
+    A bare name also matches the builtin of that name, an imported function of that name,
+    and a method of that name; `Type.method` also matches a method call on an object.
+    """
+    if wanted in qualified:
+        return True
+    head, _, last = wanted.rpartition(".")
+    if not head:
+        return (
+            f"builtins.{wanted}" in qualified
+            or any(q.rsplit(".", 1)[-1] == wanted for q in qualified)
+            or method == wanted
+        )
+    if _is_type_name(head):
+        return method == last or f"builtins.{wanted}" in qualified
+    return False
 
 
 class CallsCheck(Check):
@@ -43,8 +89,11 @@ class CallsCheck(Check):
     Why: "memoise with functools.lru_cache", "don't use eval", "sort with sorted()":
     the name is resolved however it was imported (`from functools import lru_cache as
     lc`, `import functools as ft; ft.lru_cache`), so renaming an import neither hides a
-    forbidden call nor fakes a required one. A decorator counts as a call. Bare names
-    (`sorted`, `eval`) mean the builtins.
+    forbidden call nor fakes a required one. A decorator counts as a call. A bare name
+    (`sorted`, `namedtuple`, `fillna`) matches the builtin, an imported function and a
+    method of that name. Object types are not inferred, so `Type.method` (a builtin type
+    or a capitalised class: `str.upper`, `DataFrame.fillna`) matches any `x.method(...)`
+    call whose receiver is not an imported module, class or function.
 
     Options: `require`, `forbid` (lists of dotted names; at least one), `function`
     (only look inside this function).
@@ -73,10 +122,16 @@ class CallsCheck(Check):
             "from functools import lru_cache as memo\n\n@memo\ndef f(n):\n    return n\n",
             {"require": ["functools.lru_cache"], "forbid": ["eval"]},
         ),
+        Sample(
+            "from collections import namedtuple\n\nP = namedtuple('P', 'x')\n\n"
+            "def shout(text):\n    return text.strip().upper()\n",
+            {"require": ["namedtuple", "str.upper"]},
+        ),
     )
     violated_by = (
         Sample("def f(n):\n    return n\n", {"require": ["functools.lru_cache"]}),
         Sample("from builtins import eval as e\n\ne('1')\n", {"forbid": ["eval"]}),
+        Sample("import string\n\nstring.upper('a')\n", {"require": ["str.upper"]}),
         Sample(
             "def g():\n    return sorted([2, 1])\n\ndef f():\n    return [1]\n",
             {"require": ["sorted"], "function": "f"},
@@ -87,12 +142,16 @@ class CallsCheck(Check):
         places = scopes(ctx, self.options.get("function"), _RULE)
         if isinstance(places, Finding):
             return [places]
-        sites = [(names, m, site) for m, node in places for names, site in call_sites(m, node)]
+        sites = [
+            (names, method, m, site)
+            for m, node in places
+            for names, method, site in call_sites(m, node)
+        ]
         findings: list[Finding] = []
         where = self.options.get("function")
         scope_text = f" in `{where}`" if where else ""
         for wanted in self.options.get("require", []):
-            if not any(matches(names, wanted) for names, _, _ in sites):
+            if not any(matches(names, method, wanted) for names, method, _, _ in sites):
                 path, node = places[0][0].relpath, places[0][1]
                 line = places[0][0].line_of(node) if where else 1
                 findings.append(
@@ -106,7 +165,7 @@ class CallsCheck(Check):
                     module.relpath,
                     module.line_of(site),
                 )
-                for names, module, site in sites
-                if matches(names, banned)
+                for names, method, module, site in sites
+                if matches(names, method, banned)
             )
         return findings

@@ -38,8 +38,9 @@ NODE_CONSTRUCTS: Final[dict[str, tuple[type[cst.CSTNode], ...]]] = {
     "nonlocal": (cst.Nonlocal,),
     "raise": (cst.Raise,),
     "assert": (cst.Assert,),
+    "type-hint": (cst.Annotation,),
 }
-CONSTRUCTS: Final = ("recursion", "async-function", *NODE_CONSTRUCTS)
+CONSTRUCTS: Final = ("recursion", "async-function", "dataclass", "unpacking", *NODE_CONSTRUCTS)
 _LIST = {"type": "array", "items": {"enum": list(CONSTRUCTS)}, "minItems": 1, "uniqueItems": True}
 
 
@@ -83,6 +84,15 @@ def recursive_functions(ctx: CheckContext) -> dict[str, FunctionRef]:
     return recursive
 
 
+def _unpacks(node: cst.CSTNode) -> bool:
+    """`a, b = ...`, `for k, v in ...`, `first, *rest = ...`, `f(*args)`, `{**d}`."""
+    if isinstance(node, (cst.AssignTarget, cst.For, cst.CompFor)):
+        return isinstance(node.target, (cst.Tuple, cst.List))
+    if isinstance(node, cst.Arg):
+        return node.star in ("*", "**")
+    return isinstance(node, (cst.StarredElement, cst.StarredDictElement))
+
+
 class ConstructCheck(Check):
     """The code uses (or avoids) language constructs: recursion, comprehensions, ...
 
@@ -94,7 +104,9 @@ class ConstructCheck(Check):
     comprehension, list-comprehension, set-comprehension, dict-comprehension,
     generator-expression, generator (yield), class, decorator, context-manager, lambda,
     try, loop, for-loop, while-loop, await, walrus, match, f-string, global, nonlocal,
-    raise, assert), `function` (only look inside this function).
+    raise, assert, type-hint, dataclass (a `dataclasses.dataclass` decorator, however
+    imported), unpacking (`a, b = ...`, `for k, v in ...`, `*rest`, `f(*args)`,
+    `{**d}`)), `function` (only look inside this function).
 
     Example:
 
@@ -123,6 +135,11 @@ class ConstructCheck(Check):
             {"function": "even", "require": ["recursion"]},
         ),
         Sample("squares = [x * x for x in range(9)]\n", {"require": ["list-comprehension"]}),
+        Sample(
+            "from dataclasses import dataclass as dc\n\n@dc(frozen=True)\nclass P:\n"
+            "    x: int\n\nfirst, *rest = [1, 2]\n",
+            {"require": ["dataclass", "unpacking", "type-hint"]},
+        ),
     )
     violated_by = (
         Sample(
@@ -132,6 +149,11 @@ class ConstructCheck(Check):
         ),
         Sample("while True:\n    break\n", {"forbid": ["loop"]}),
         Sample("squares = list(map(lambda x: x * x, range(9)))\n", {"require": ["comprehension"]}),
+        Sample(
+            "class P:\n    def __init__(self, x):\n        self.x = x\n",
+            {"require": ["dataclass"]},
+        ),
+        Sample("def f(x: int) -> int:\n    return x\n", {"forbid": ["type-hint"]}),
     )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
@@ -186,6 +208,17 @@ class ConstructCheck(Check):
             for node in module.walk(scope):
                 if construct == "async-function":
                     hit = isinstance(node, cst.FunctionDef) and node.asynchronous is not None
+                elif construct == "dataclass":
+                    hit = isinstance(node, cst.Decorator) and any(
+                        n.startswith("dataclasses.dataclass")
+                        for n in module.qualified(
+                            node.decorator.func
+                            if isinstance(node.decorator, cst.Call)
+                            else node.decorator
+                        )
+                    )
+                elif construct == "unpacking":
+                    hit = _unpacks(node)
                 else:
                     hit = isinstance(node, NODE_CONSTRUCTS[construct])
                 if hit:
