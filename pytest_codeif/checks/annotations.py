@@ -64,3 +64,38 @@ def _union(members: list[cst.BaseExpression]) -> str:
     for member in members:
         flat.update(_norm(member).split(" | "))
     return " | ".join(sorted(flat))
+
+
+def type_matches(actual: str, expected: str) -> bool:
+    """Whether normalized annotation `actual` is `expected`, where a bare generic in
+    `expected` (`list`, `tuple[set, int]`) accepts any parameters (`list[int]`)."""
+    try:
+        return _matches(cst.parse_expression(actual), cst.parse_expression(expected))
+    except cst.ParserSyntaxError:
+        return actual == expected
+
+
+def _members(node: cst.BaseExpression) -> list[cst.BaseExpression]:
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        return [*_members(node.left), *_members(node.right)]
+    return [node]
+
+
+def _matches(actual: cst.BaseExpression, expected: cst.BaseExpression) -> bool:
+    code = cst.Module([]).code_for_node
+    if code(actual) == code(expected):
+        return True
+    wanted, got = _members(expected), _members(actual)
+    if len(wanted) > 1 or len(got) > 1:
+        return len(wanted) == len(got) and all(any(_matches(g, w) for g in got) for w in wanted)
+    if isinstance(actual, cst.Subscript) and isinstance(expected, (cst.Name, cst.Attribute)):
+        return code(actual.value) == code(expected)
+    if isinstance(actual, cst.Subscript) and isinstance(expected, cst.Subscript):
+        a_items = [e.slice.value for e in actual.slice if isinstance(e.slice, cst.Index)]
+        e_items = [e.slice.value for e in expected.slice if isinstance(e.slice, cst.Index)]
+        return (
+            code(actual.value) == code(expected.value)
+            and len(a_items) == len(e_items)
+            and all(_matches(a, e) for a, e in zip(a_items, e_items, strict=True))
+        )
+    return False

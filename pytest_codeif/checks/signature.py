@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from pytest_codeif.checks.annotations import normalize_annotation
+from pytest_codeif.checks.annotations import normalize_annotation, type_matches
 from pytest_codeif.checks.base import Check, Finding, Sample
 from pytest_codeif.checks.structure import FunctionRef, code_of, require_function
 from pytest_codeif.engine.context import CheckContext
@@ -24,8 +24,10 @@ class SignatureCheck(Check):
 
     Options: `function` (required; `name` or `Class.method`), `params` (parameter names
     in order, `self`/`cls` included for methods), `annotations` (parameter name to type),
-    `returns` (return type), `fully-annotated` (every parameter but self/cls and the
-    return are annotated).
+    `returns` (return type), `param-types` (the types of all parameters but self/cls,
+    in order, for "takes a str and an int"), `fully-annotated` (every parameter but
+    self/cls and the return are annotated). A bare generic in the task accepts any
+    parameters: `returns: tuple[set, int]` accepts `Tuple[Set[str], int]`.
 
     Example:
 
@@ -46,6 +48,7 @@ class SignatureCheck(Check):
             "params": {"type": "array", "items": {"type": "string"}},
             "annotations": {"type": "object", "additionalProperties": {"type": "string"}},
             "returns": {"type": "string"},
+            "param-types": {"type": "array", "items": {"type": "string"}},
             "fully-annotated": {"type": "boolean"},
         },
         "additionalProperties": False,
@@ -65,6 +68,11 @@ class SignatureCheck(Check):
             "class Stack:\n    def push(self, item: int) -> None:\n        pass\n",
             {"function": "Stack.push", "params": ["self", "item"], "fully-annotated": True},
         ),
+        Sample(
+            "from typing import Set, Tuple\n\n"
+            "def stats(log: str, n: int) -> Tuple[Set[str], int]:\n    return set(), n\n",
+            {"function": "stats", "param-types": ["str", "int"], "returns": "tuple[set, int]"},
+        ),
     )
     violated_by = (
         Sample("def top(k, xs):\n    return []\n", {"function": "top", "params": ["xs", "k"]}),
@@ -72,6 +80,10 @@ class SignatureCheck(Check):
             "def fib(n: int) -> float:\n    return 1.0\n", {"function": "fib", "returns": "int"}
         ),
         Sample("def other(n):\n    return n\n", {"function": "fib"}),
+        Sample(
+            "def stats(n: int, log: str) -> tuple[int, set[str]]:\n    return n, set()\n",
+            {"function": "stats", "param-types": ["str", "int"], "returns": "tuple[set, int]"},
+        ),
     )
 
     def __init__(self, options: Mapping[str, Any]) -> None:
@@ -80,6 +92,7 @@ class SignatureCheck(Check):
             k: normalize_annotation(v) for k, v in options.get("annotations", {}).items()
         }
         self.returns = normalize_annotation(options["returns"]) if "returns" in options else None
+        self.param_types = [normalize_annotation(t) for t in options.get("param-types", [])]
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         found = require_function(ctx, self.options["function"], _RULE)
@@ -105,11 +118,13 @@ class SignatureCheck(Check):
         if self.returns is not None:
             got = ref.node.returns
             actual = normalize_annotation(got.annotation) if got else None
-            if actual != self.returns:
+            if actual is None or not type_matches(actual, self.returns):
                 shown = (
                     f"returns `{code_of(got.annotation)}`" if got else "has no return annotation"
                 )
                 yield found(f"`{ref.qualname}` {shown}, expected `{self.options['returns']}`")
+        if "param-types" in self.options:
+            yield from self._param_types(ref, params, found)
         if self.options.get("fully-annotated"):
             bare = [
                 n for n, p in by_name.items() if p.annotation is None and n not in ("self", "cls")
@@ -118,6 +133,26 @@ class SignatureCheck(Check):
                 missing = [*(f"parameter `{n}`" for n in bare)]
                 missing += ["the return type"] if ref.node.returns is None else []
                 yield found(f"`{ref.qualname}` lacks annotations: {', '.join(missing)}")
+
+    def _param_types(
+        self, ref: FunctionRef, params: list[cst.Param], found: Callable[[str], Finding]
+    ) -> Iterable[Finding]:
+        own = [p for p in params if p.name.value not in ("self", "cls")]
+        shown = ", ".join(self.options["param-types"])
+        actual = [
+            normalize_annotation(p.annotation.annotation) if p.annotation else None for p in own
+        ]
+        if len(own) != len(self.param_types) or not all(
+            a is not None and type_matches(a, e)
+            for a, e in zip(actual, self.param_types, strict=True)
+        ):
+            got = ", ".join(
+                f"{p.name.value}: {code_of(p.annotation.annotation)}"
+                if p.annotation
+                else f"{p.name.value} (unannotated)"
+                for p in own
+            )
+            yield found(f"`{ref.qualname}` takes ({got}), expected types ({shown})")
 
 
 def _annotation(
@@ -131,7 +166,7 @@ def _annotation(
         yield found(f"`{ref.qualname}` has no parameter `{name}`")
         return
     actual = normalize_annotation(param.annotation.annotation) if param.annotation else None
-    if actual != expected:
+    if actual is None or not type_matches(actual, expected):
         got = (
             f"is annotated `{code_of(param.annotation.annotation)}`"
             if param.annotation
