@@ -8,6 +8,7 @@ from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.calls import CallsCheck
 from pytest_codeif.checks.construct import ConstructCheck
 from pytest_codeif.checks.data_structure import DataStructureCheck
+from pytest_codeif.checks.framework import FrameworkCheck
 from pytest_codeif.checks.imports import ImportsCheck
 from pytest_codeif.checks.mypy_types import MypyCheck
 from pytest_codeif.checks.naming import NamingCheck
@@ -20,6 +21,7 @@ BUILTIN_CHECKS: tuple[type[Check], ...] = (
     CallsCheck,
     ConstructCheck,
     DataStructureCheck,
+    FrameworkCheck,
     ImportsCheck,
     MypyCheck,
     NamingCheck,

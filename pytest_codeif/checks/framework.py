@@ -1,0 +1,278 @@
+"""The `framework` check: the code is built on a framework, not only importing it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final
+
+import libcst as cst
+
+from pytest_codeif.checks.base import Check, Finding, Sample
+from pytest_codeif.checks.imports import import_sites, imports_module
+from pytest_codeif.engine.context import CheckContext
+from pytest_codeif.engine.cst import ParsedModule
+
+_RULE = "framework"
+
+
+@dataclass(frozen=True)
+class Framework:
+    """What using a framework means: importing it and writing its defining pattern.
+
+    Names are qualified (resolved through imports); a name ending in `.*` matches every
+    name below it. `instances`/`methods`: an object made by one of `instances` whose
+    method from `methods` decorates a function (`@app.route(...)`).
+    """
+
+    imports: tuple[str, ...]
+    subclass: tuple[str, ...] = ()
+    decorator: tuple[str, ...] = ()
+    call: tuple[str, ...] = ()
+    instances: tuple[str, ...] = ()
+    methods: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        parts = [f"a subclass of {' / '.join(self.subclass)}"] if self.subclass else []
+        parts += [f"a @{d} decorator" for d in self.decorator[:2]]
+        parts += [f"a call of {c}" for c in self.call[:2]]
+        if self.instances:
+            parts.append(
+                f"a function decorated by a method ({', '.join(self.methods[:3])}...) "
+                f"of a {' / '.join(self.instances)} object"
+            )
+        return "; or ".join(parts)
+
+
+_HTTP = (
+    "route",
+    "get",
+    "post",
+    "put",
+    "delete",
+    "patch",
+    "head",
+    "options",
+    "api_route",
+    "websocket",
+    "errorhandler",
+    "before_request",
+    "after_request",
+    "middleware",
+)
+FRAMEWORKS: Final[dict[str, Framework]] = {
+    "flask": Framework(
+        ("flask",),
+        subclass=("flask.views.*",),
+        instances=("flask.Flask", "flask.Blueprint"),
+        methods=_HTTP,
+    ),
+    "fastapi": Framework(
+        ("fastapi",), instances=("fastapi.FastAPI", "fastapi.APIRouter"), methods=_HTTP
+    ),
+    "django": Framework(
+        ("django",),
+        subclass=("django.*",),
+        call=(
+            "django.urls.path",
+            "django.urls.re_path",
+            "django.conf.settings.configure",
+            "django.setup",
+            "django.core.management.execute_from_command_line",
+            "django.shortcuts.render",
+            "django.http.*",
+        ),
+        decorator=("django.*",),
+    ),
+    "unittest": Framework(("unittest",), subclass=("unittest.TestCase", "unittest.*")),
+    "pytest": Framework(
+        ("pytest",),
+        decorator=("pytest.fixture", "pytest.mark.*"),
+        call=("pytest.raises", "pytest.fixture"),
+    ),
+    "cement": Framework(("cement",), subclass=("cement.*",), decorator=("cement.ex", "cement.*")),
+    "cornice": Framework(
+        ("cornice",),
+        decorator=("cornice.resource.resource", "cornice.resource.view"),
+        instances=("cornice.Service", "cornice.service.Service"),
+        methods=_HTTP,
+    ),
+    "pyramid": Framework(
+        ("pyramid",),
+        decorator=("pyramid.view.view_config",),
+        call=("pyramid.config.Configurator",),
+    ),
+    "click": Framework(("click",), decorator=("click.command", "click.group", "click.*")),
+    "typer": Framework(
+        ("typer",), instances=("typer.Typer",), methods=("command", "callback"), call=("typer.run",)
+    ),
+    "tornado": Framework(("tornado",), subclass=("tornado.web.RequestHandler", "tornado.*")),
+    "aiohttp": Framework(
+        ("aiohttp",),
+        instances=("aiohttp.web.RouteTableDef",),
+        methods=_HTTP,
+        call=("aiohttp.web.Application", "aiohttp.web.run_app"),
+    ),
+    "sqlalchemy": Framework(
+        ("sqlalchemy",),
+        subclass=("sqlalchemy.orm.DeclarativeBase",),
+        call=(
+            "sqlalchemy.orm.declarative_base",
+            "sqlalchemy.ext.declarative.declarative_base",
+            "sqlalchemy.create_engine",
+        ),
+    ),
+}
+
+
+def _hit(names: set[str], patterns: Sequence[str]) -> bool:
+    for pattern in patterns:
+        if pattern.endswith(".*"):
+            if any(n.startswith(pattern[:-1]) for n in names):
+                return True
+        elif pattern in names:
+            return True
+    return False
+
+
+def _instances(module: ParsedModule, makers: Sequence[str]) -> set[str]:
+    """Variables (`app`, `self.app`) assigned an object made by one of `makers`."""
+    found: set[str] = set()
+    for node in module.walk():
+        if (
+            isinstance(node, cst.Assign)
+            and isinstance(node.value, cst.Call)
+            and _hit(module.qualified(node.value.func), makers)
+        ):
+            found.update(t.target.value for t in node.targets if isinstance(t.target, cst.Name))
+    return found
+
+
+def pattern_sites(module: ParsedModule, framework: Framework) -> Iterator[cst.CSTNode]:
+    """Nodes where the framework's defining pattern appears."""
+    objects = _instances(module, framework.instances) if framework.instances else set()
+    for node in module.walk():
+        if isinstance(node, cst.ClassDef) and framework.subclass:
+            if any(_hit(module.qualified(b.value), framework.subclass) for b in node.bases):
+                yield node
+        elif isinstance(node, cst.Decorator):
+            expr = node.decorator.func if isinstance(node.decorator, cst.Call) else node.decorator
+            if _hit(module.qualified(expr), framework.decorator) or (
+                isinstance(expr, cst.Attribute)
+                and isinstance(expr.value, cst.Name)
+                and expr.value.value in objects
+                and expr.attr.value in framework.methods
+            ):
+                yield node
+        elif isinstance(node, cst.Call) and _hit(module.qualified(node.func), framework.call):
+            yield node
+
+
+_NAMES = {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z_][\\w.]*(\\.\\*)?$"}}
+
+
+class FrameworkCheck(Check):
+    """The code is built on a framework: it imports it and writes its defining pattern.
+
+    Why: "write it as a Flask app" is not met by `import flask` alone; the code must do
+    what makes it a Flask app (a view function registered with `@app.route`). Known
+    frameworks and their patterns: flask (`@app.route/get/post...` on a `Flask` or
+    `Blueprint` object, or a `flask.views` class), fastapi (the same on a `FastAPI` or
+    `APIRouter`), django (a subclass of a django class, `path(...)`, a django
+    decorator...), unittest (a `TestCase` subclass), pytest (fixtures, marks,
+    `pytest.raises`), cement (an `App`/`Controller` subclass, `@ex`), cornice (a
+    `Service` with views, `@resource`), pyramid (`Configurator`, `@view_config`),
+    click, typer, tornado (a `RequestHandler`), aiohttp, sqlalchemy. Names are resolved
+    through imports, so `from flask import Flask as F` counts.
+
+    Options: `framework` (one of the names above), or a framework of your own with
+    `imports` (required) and any of `subclass`, `decorator`, `call` (qualified names;
+    `pkg.*` matches everything below `pkg`).
+
+    Example:
+
+        - check: framework
+          framework: flask
+    """
+
+    name = "framework"
+    category = "Environment"
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "oneOf": [
+            {"required": ["framework"]},
+            {
+                "required": ["imports"],
+                "anyOf": [
+                    {"required": ["subclass"]},
+                    {"required": ["decorator"]},
+                    {"required": ["call"]},
+                ],
+            },
+        ],
+        "properties": {
+            "framework": {"enum": sorted(FRAMEWORKS)},
+            "imports": {**_NAMES, "minItems": 1},
+            "subclass": _NAMES,
+            "decorator": _NAMES,
+            "call": _NAMES,
+        },
+        "additionalProperties": False,
+    }
+    satisfied_by = (
+        Sample(
+            "from flask import Flask as F\n\napp = F(__name__)\n\n@app.route('/')\n"
+            "def index():\n    return 'hi'\n",
+            {"framework": "flask"},
+        ),
+        Sample(
+            "import unittest\n\nclass T(unittest.TestCase):\n    def test_a(self):\n"
+            "        self.assertTrue(True)\n",
+            {"framework": "unittest"},
+        ),
+        Sample(
+            "from mylib.plugins import Plugin\n\nclass P(Plugin):\n    pass\n",
+            {"imports": ["mylib"], "subclass": ["mylib.plugins.Plugin"]},
+        ),
+    )
+    violated_by = (
+        Sample(
+            "import flask\n\ndef index():\n    return flask.escape('hi')\n",
+            {"framework": "flask"},
+        ),
+        Sample("class T:\n    def test_a(self):\n        pass\n", {"framework": "unittest"}),
+    )
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        name = options.get("framework")
+        self.label = str(name or options["imports"][0])
+        self.framework = (
+            FRAMEWORKS[name]
+            if name
+            else Framework(
+                tuple(options["imports"]),
+                subclass=tuple(options.get("subclass", ())),
+                decorator=tuple(options.get("decorator", ())),
+                call=tuple(options.get("call", ())),
+            )
+        )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        modules = ctx.modules()
+        path = modules[0].relpath if modules else None
+        imported = {site.module for module in modules for site in import_sites(module)}
+        findings: list[Finding] = []
+        if not any(imports_module(m, w) for m in imported for w in self.framework.imports):
+            findings.append(Finding(f"{self.label} is never imported", _RULE, path, 1))
+        if not any(True for module in modules for _ in pattern_sites(module, self.framework)):
+            findings.append(
+                Finding(
+                    f"the code does not use {self.label} as a framework: expected "
+                    f"{self.framework.describe()}",
+                    _RULE,
+                    path,
+                    1,
+                )
+            )
+        return findings
