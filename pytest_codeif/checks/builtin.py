@@ -9,6 +9,7 @@ from pytest_codeif.checks.calls import CallsCheck
 from pytest_codeif.checks.construct import ConstructCheck
 from pytest_codeif.checks.data_structure import DataStructureCheck
 from pytest_codeif.checks.framework import FrameworkCheck
+from pytest_codeif.checks.global_state import GlobalStateCheck
 from pytest_codeif.checks.imports import ImportsCheck
 from pytest_codeif.checks.mypy_types import MypyCheck
 from pytest_codeif.checks.naming import NamingCheck
@@ -22,6 +23,7 @@ BUILTIN_CHECKS: tuple[type[Check], ...] = (
     ConstructCheck,
     DataStructureCheck,
     FrameworkCheck,
+    GlobalStateCheck,
     ImportsCheck,
     MypyCheck,
     NamingCheck,
