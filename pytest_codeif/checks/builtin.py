@@ -7,7 +7,9 @@ import pytest
 from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.calls import CallsCheck
 from pytest_codeif.checks.construct import ConstructCheck
+from pytest_codeif.checks.context import ContextCheck
 from pytest_codeif.checks.data_structure import DataStructureCheck
+from pytest_codeif.checks.exemplar import ExemplarCheck
 from pytest_codeif.checks.framework import FrameworkCheck
 from pytest_codeif.checks.global_state import GlobalStateCheck
 from pytest_codeif.checks.imports import ImportsCheck
@@ -21,7 +23,9 @@ from pytest_codeif.checks.signature import SignatureCheck
 BUILTIN_CHECKS: tuple[type[Check], ...] = (
     CallsCheck,
     ConstructCheck,
+    ContextCheck,
     DataStructureCheck,
+    ExemplarCheck,
     FrameworkCheck,
     GlobalStateCheck,
     ImportsCheck,

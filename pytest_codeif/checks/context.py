@@ -1,0 +1,172 @@
+"""The `context` check: code written into a given context keeps and uses its symbols."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+import libcst as cst
+
+from pytest_codeif.checks.base import Check, Finding, Sample
+from pytest_codeif.checks.calls import call_sites
+from pytest_codeif.engine.context import CheckContext
+
+
+def parse_option_code(source: str, option: str) -> cst.Module:
+    """Parse Python given in a task option; a syntax error is a task error."""
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        raise ValueError(
+            f"`{option}` is not valid Python (line {exc.raw_line}: {exc.message})"
+        ) from None
+
+
+def _params(node: cst.FunctionDef) -> list[str]:
+    p = node.params
+    names = [x.name.value for x in (*p.posonly_params, *p.params, *p.kwonly_params)]
+    if isinstance(p.star_arg, cst.Param):
+        names.append("*" + p.star_arg.name.value)
+    if p.star_kwarg is not None:
+        names.append("**" + p.star_kwarg.name.value)
+    return names
+
+
+def top_level_signatures(tree: cst.Module) -> dict[str, list[str] | None]:
+    """Top-level function name -> parameter names; class name (and `Class.method`) too
+    (a class maps to None)."""
+    found: dict[str, list[str] | None] = {}
+    for statement in tree.body:
+        if isinstance(statement, cst.FunctionDef):
+            found[statement.name.value] = _params(statement)
+        elif isinstance(statement, cst.ClassDef):
+            found[statement.name.value] = None
+            for item in statement.body.body:
+                if isinstance(item, cst.FunctionDef):
+                    found[f"{statement.name.value}.{item.name.value}"] = _params(item)
+    return found
+
+
+_RULE = "context"
+
+
+class ContextCheck(Check):
+    """Code written into a given context keeps the context's interface and reuses it.
+
+    Why: "complete this module" or "build on these helpers" is not met by code that
+    renames, drops or rewrites what it was given. Two modes:
+    `preserve` (default): every symbol of the context (its top-level functions, classes
+    and their methods, or the listed `symbols`) still exists in the code, defined with
+    the same parameters or imported; `reuse`: every listed symbol is called (or used as a
+    decorator) by the code and not defined again in it, so the code relies on the given
+    implementation instead of writing its own.
+
+    Options: `context` (the given code, Python source), `symbols` (names, `Class.method`
+    allowed; required without `context`), `mode` (`preserve` or `reuse`).
+
+    Example:
+
+        - check: context
+          mode: reuse
+          symbols: [read_file, clean_text]
+    """
+
+    name = "context"
+    category = "Code Context"
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "anyOf": [{"required": ["context"]}, {"required": ["symbols"]}],
+        "properties": {
+            "context": {"type": "string", "minLength": 1},
+            "symbols": {
+                "type": "array",
+                "items": {"type": "string", "pattern": "^[A-Za-z_][\\w.]*$"},
+                "minItems": 1,
+            },
+            "mode": {"enum": ["preserve", "reuse"]},
+        },
+        "additionalProperties": False,
+    }
+    satisfied_by = (
+        Sample(
+            "def read(path):\n    return open(path).read()\n\n"
+            "def words(path):\n    return read(path).split()\n",
+            {"context": "def read(path):\n    return open(path).read()\n"},
+        ),
+        Sample(
+            "from helpers import clean\n\ndef run(text):\n    return clean(text)\n",
+            {"symbols": ["clean"], "mode": "reuse"},
+        ),
+    )
+    violated_by = (
+        Sample(
+            "def read(filename, mode):\n    return open(filename, mode).read()\n",
+            {"context": "def read(path):\n    return open(path).read()\n"},
+        ),
+        Sample(
+            "def clean(text):\n    return text.strip()\n\ndef run(text):\n    return clean(text)\n",
+            {"symbols": ["clean"], "mode": "reuse"},
+        ),
+        Sample(
+            "def run(text):\n    return text.strip()\n", {"symbols": ["clean"], "mode": "reuse"}
+        ),
+    )
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        given = (
+            top_level_signatures(parse_option_code(options["context"], "context"))
+            if "context" in options
+            else {}
+        )
+        self.symbols: dict[str, list[str] | None] = (
+            {s: given.get(s) for s in options["symbols"]} if "symbols" in options else given
+        )
+        if not self.symbols:
+            raise ValueError("`context` defines no function or class to keep")
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        modules = ctx.modules()
+        path = modules[0].relpath if modules else None
+        defined: dict[str, list[str] | None] = {}
+        imported: set[str] = set()
+        for module in modules:
+            defined.update(top_level_signatures(module.tree))
+            imported.update(module.names.imports)
+        if self.options.get("mode") == "reuse":
+            return self._reuse(ctx, defined, path)
+        findings: list[Finding] = []
+        for name, params in self.symbols.items():
+            if name not in defined and name.split(".")[0] not in imported:
+                findings.append(Finding(f"`{name}` from the context is gone", _RULE, path, 1))
+            elif params is not None and defined.get(name, params) != params:
+                findings.append(
+                    Finding(
+                        f"`{name}` takes ({', '.join(defined[name] or [])}) instead of the "
+                        f"context's ({', '.join(params)})",
+                        _RULE,
+                        path,
+                        1,
+                    )
+                )
+        return findings
+
+    def _reuse(
+        self, ctx: CheckContext, defined: Mapping[str, Any], path: str | None
+    ) -> list[Finding]:
+        used: set[str] = set()
+        for module in ctx.modules():
+            for names, method, _ in call_sites(module, module.tree):
+                used.update(n.rsplit(".", 1)[-1] for n in names)
+                if method:
+                    used.add(method)
+        findings: list[Finding] = []
+        for name in self.symbols:
+            short = name.rsplit(".", 1)[-1]
+            if name in defined:
+                findings.append(
+                    Finding(f"`{name}` is defined again instead of reused", _RULE, path, 1)
+                )
+            elif short not in used:
+                findings.append(Finding(f"`{name}` is never used", _RULE, path, 1))
+        return findings
