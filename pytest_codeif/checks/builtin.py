@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_codeif.checks.algorithm import AlgorithmCheck
 from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.calls import CallsCheck
 from pytest_codeif.checks.construct import ConstructCheck
@@ -21,6 +22,7 @@ from pytest_codeif.checks.ruff_rules import RuffCheck
 from pytest_codeif.checks.signature import SignatureCheck
 
 BUILTIN_CHECKS: tuple[type[Check], ...] = (
+    AlgorithmCheck,
     CallsCheck,
     ConstructCheck,
     ContextCheck,

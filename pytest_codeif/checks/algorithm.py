@@ -1,0 +1,429 @@
+"""The `algorithm` check: the code is built with a named algorithmic technique, as far as
+its structure shows it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, ClassVar, Final
+
+import libcst as cst
+
+from pytest_codeif.checks.base import Check, Finding, Sample
+from pytest_codeif.checks.construct import recursive_functions
+from pytest_codeif.checks.structure import scopes
+from pytest_codeif.engine.context import CheckContext
+from pytest_codeif.engine.cst import ParsedModule
+
+_RULE = "algorithm"
+Places = list[tuple[ParsedModule, cst.CSTNode]]
+_MEMO_DECORATORS: Final = frozenset({"functools.lru_cache", "functools.cache"})
+_LOOPS = (cst.For, cst.While)
+
+
+def _nodes(places: Places) -> Iterable[tuple[ParsedModule, cst.CSTNode]]:
+    for module, scope in places:
+        for node in module.walk(scope):
+            yield module, node
+
+
+def _calls(places: Places, names: frozenset[str]) -> bool:
+    return any(
+        isinstance(node, (cst.Call, cst.Decorator))
+        and module.qualified(
+            node.decorator.func
+            if isinstance(node, cst.Decorator) and isinstance(node.decorator, cst.Call)
+            else (node.decorator if isinstance(node, cst.Decorator) else node.func)
+        )
+        & names
+        for module, node in _nodes(places)
+    )
+
+
+def _container(node: cst.BaseExpression) -> str | None:
+    """`memo` for `memo[...]` / `self.memo[...]`."""
+    if isinstance(node, cst.Subscript):
+        node = node.value
+        if isinstance(node, cst.Name):
+            return node.value
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            return f"{node.value.value}.{node.attr.value}"
+    return None
+
+
+def _stores(places: Places) -> list[tuple[str, cst.Assign]]:
+    """(container, assignment) for each `c[...] = value`."""
+    found = []
+    for _, node in _nodes(places):
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                name = _container(target.target)
+                if name:
+                    found.append((name, node))
+    return found
+
+
+def _reads(module: ParsedModule, node: cst.CSTNode, name: str) -> bool:
+    return any(
+        isinstance(n, cst.Subscript) and _container(n) == name for n in module.walk(node)
+    ) or any(
+        isinstance(n, cst.Call)
+        and isinstance(n.func, cst.Attribute)
+        and n.func.attr.value == "get"
+        and cst.Module([]).code_for_node(n.func.value) == name
+        for n in module.walk(node)
+    )
+
+
+def _membership_tests(places: Places) -> set[str]:
+    """Containers tested with `in` / `not in` (`if n in memo`)."""
+    found: set[str] = set()
+    for _, node in _nodes(places):
+        if isinstance(node, cst.Comparison):
+            for comp in node.comparisons:
+                if isinstance(comp.operator, (cst.In, cst.NotIn)):
+                    found.add(cst.Module([]).code_for_node(comp.comparator))
+    return found
+
+
+def memoisation(ctx: CheckContext, places: Places) -> bool:
+    """`@lru_cache`/`@cache`, or a recursive function that looks results up in a
+    container (`if n in memo` / `memo.get`) and stores them (`memo[n] = ...`)."""
+    if _calls(places, _MEMO_DECORATORS):
+        return True
+    recursive = {id(r.node) for r in recursive_functions(ctx).values()}
+    looked_up = _membership_tests(places)
+    for module, node in _nodes(places):
+        if not (isinstance(node, cst.FunctionDef) and id(node) in recursive):
+            continue
+        own: Places = [(module, node)]
+        for name, _ in _stores(own):
+            if name in looked_up or _reads(module, node.body, name):
+                return True
+    return False
+
+
+def dynamic_programming(ctx: CheckContext, places: Places) -> bool:
+    """Memoisation, or a table filled in a loop from its own earlier entries
+    (`dp[i] = dp[i - 1] + ...`, also 2-D `dp[i][j]`)."""
+    if memoisation(ctx, places):
+        return True
+    for module, node in _nodes(places):
+        if isinstance(node, _LOOPS):
+            for name, store in _stores([(module, node)]):
+                root = name.split("[")[0]
+                if _reads(module, store.value, root) or any(
+                    isinstance(n, cst.Subscript) and _root(n) == root
+                    for n in module.walk(store.value)
+                ):
+                    return True
+    return False
+
+
+def _root(node: cst.BaseExpression) -> str | None:
+    while isinstance(node, cst.Subscript):
+        node = node.value
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+        return f"{node.value.value}.{node.attr.value}"
+    return None
+
+
+def _halves(node: cst.CSTNode) -> bool:
+    """`(lo + hi) // 2`, `lo + (hi - lo) // 2`, `(lo + hi) >> 1`."""
+    return (
+        isinstance(node, cst.BinaryOperation)
+        and isinstance(node.operator, (cst.FloorDivide, cst.RightShift))
+        and isinstance(node.right, cst.Integer)
+        and node.right.value in ("2", "1")
+        and isinstance(node.left, cst.BinaryOperation)
+    )
+
+
+def binary_search(ctx: CheckContext, places: Places) -> bool:
+    """`bisect` functions, or a loop (or recursion) that halves a range around a midpoint."""
+    if _calls(
+        places,
+        frozenset(
+            {
+                f"bisect.{n}"
+                for n in (
+                    "bisect",
+                    "bisect_left",
+                    "bisect_right",
+                    "insort",
+                    "insort_left",
+                    "insort_right",
+                )
+            }
+        ),
+    ):
+        return True
+    recursive = {id(r.node) for r in recursive_functions(ctx).values()}
+    for module, node in _nodes(places):
+        if (
+            isinstance(node, cst.While)
+            or (isinstance(node, cst.FunctionDef) and id(node) in recursive)
+        ) and any(_halves(n) for n in module.walk(node)):
+            return True
+    return False
+
+
+def _pops(module: ParsedModule, loop: cst.While, front: bool) -> bool:
+    """The loop takes items from a queue's front (`popleft()`, `pop(0)`, `get()`) or,
+    with front=False, from a stack's top (`pop()`)."""
+    for node in module.walk(loop):
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            method, args = node.func.attr.value, node.args
+            if front and (
+                method in ("popleft", "get", "get_nowait")
+                or (
+                    method == "pop"
+                    and len(args) == 1
+                    and isinstance(args[0].value, cst.Integer)
+                    and args[0].value.value == "0"
+                )
+                or module.qualified(node.func) & {"heapq.heappop"}
+            ):
+                return True
+            if not front and method == "pop" and not args:
+                return True
+    return False
+
+
+def _visits(module: ParsedModule, node: cst.CSTNode) -> bool:
+    """Keeps a visited record: `seen.add(x)`, `seen[x] = True`, or tests `x in seen`."""
+    for n in module.walk(node):
+        if (
+            isinstance(n, cst.Call)
+            and isinstance(n.func, cst.Attribute)
+            and n.func.attr.value == "add"
+        ):
+            return True
+        if isinstance(n, cst.Comparison) and any(
+            isinstance(c.operator, (cst.In, cst.NotIn)) for c in n.comparisons
+        ):
+            return True
+        if (
+            isinstance(n, cst.Assign)
+            and isinstance(n.targets[0].target, cst.Subscript)
+            and isinstance(n.value, cst.Name)
+            and n.value.value == "True"
+        ):
+            return True
+    return False
+
+
+def bfs(ctx: CheckContext, places: Places) -> bool:
+    """A loop that takes nodes from a queue's front and records what it visited."""
+    return any(
+        isinstance(node, cst.While) and _pops(module, node, True) and _visits(module, node)
+        for module, node in _nodes(places)
+    )
+
+
+def dfs(ctx: CheckContext, places: Places) -> bool:
+    """A recursive function that records visited nodes, or a loop over a stack."""
+    recursive = {id(r.node) for r in recursive_functions(ctx).values()}
+    for module, node in _nodes(places):
+        if isinstance(node, cst.FunctionDef) and id(node) in recursive and _visits(module, node):
+            return True
+        if isinstance(node, cst.While) and _pops(module, node, False) and _visits(module, node):
+            return True
+    return False
+
+
+_SORTS = frozenset({"builtins.sorted", "heapq.nsmallest", "heapq.nlargest"})
+
+
+def _sorts(places: Places) -> bool:
+    return _calls(places, _SORTS) or any(
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value == "sort"
+        for _, node in _nodes(places)
+    )
+
+
+def _swaps(places: Places) -> bool:
+    """`a[i], a[j] = a[j], a[i]` inside nested loops: a sort written by hand."""
+    for module, node in _nodes(places):
+        if isinstance(node, _LOOPS):
+            for inner in module.walk(node):
+                if inner is not node and isinstance(inner, _LOOPS):
+                    for n in module.walk(inner):
+                        if (
+                            isinstance(n, cst.Assign)
+                            and isinstance(n.targets[0].target, cst.Tuple)
+                            and all(
+                                isinstance(e.value, cst.Subscript)
+                                for e in n.targets[0].target.elements
+                            )
+                        ):
+                            return True
+    return False
+
+
+def sorting(ctx: CheckContext, places: Places) -> bool:
+    """Sorts: `sorted()`, `.sort()`, `heapq.nsmallest/nlargest`, or a hand-written sort
+    (element swaps in nested loops)."""
+    return _sorts(places) or _swaps(places)
+
+
+def greedy(ctx: CheckContext, places: Places) -> bool:
+    """Orders the candidates (sort or heap) and then decides in one pass: a loop that is
+    not nested in another loop and does not backtrack (no recursion)."""
+    if not (_sorts(places) or _calls(places, frozenset({"heapq.heappop"}))):
+        return False
+    recursive = {id(r.node) for r in recursive_functions(ctx).values()}
+    if any(id(scope) in recursive for _, scope in places):
+        return False
+    for module, node in _nodes(places):
+        if isinstance(node, _LOOPS) and not any(
+            n is not node and isinstance(n, _LOOPS) for n in module.walk(node)
+        ):
+            return True
+    return False
+
+
+def iteration_only(ctx: CheckContext, places: Places) -> bool:
+    """Loops, and no recursion."""
+    recursive = {id(r.node) for r in recursive_functions(ctx).values()}
+    loops = any(isinstance(node, _LOOPS) for _, node in _nodes(places))
+    return loops and not any(
+        isinstance(node, cst.FunctionDef) and id(node) in recursive for _, node in _nodes(places)
+    )
+
+
+def recursion(ctx: CheckContext, places: Places) -> bool:
+    """A function that calls itself, directly or through others."""
+    recursive = {id(r.node) for r in recursive_functions(ctx).values()}
+    return any(
+        isinstance(node, cst.FunctionDef) and id(node) in recursive for _, node in _nodes(places)
+    )
+
+
+ALGORITHMS: Final[dict[str, Callable[[CheckContext, Places], bool]]] = {
+    "recursion": recursion,
+    "iteration-only": iteration_only,
+    "memoisation": memoisation,
+    "dynamic-programming": dynamic_programming,
+    "binary-search": binary_search,
+    "bfs": bfs,
+    "dfs": dfs,
+    "sorting": sorting,
+    "greedy": greedy,
+}
+
+
+class AlgorithmCheck(Check):
+    """The code uses an algorithmic technique, recognised from its structure.
+
+    Why: "solve it with dynamic programming", "use binary search", "traverse it breadth
+    first" ask for a technique. Each is recognised by the structure that makes it:
+    recursion (direct or mutual); iteration-only (loops and no recursion); memoisation
+    (`@lru_cache`/`@cache`, or a recursive function that looks results up in a
+    container and stores them); dynamic-programming (memoisation, or a table filled in a
+    loop from its own entries: `dp[i] = dp[i - 1] + ...`); binary-search (`bisect`, or
+    a loop or recursion halving a range: `(lo + hi) // 2`); bfs (a loop taking nodes
+    from a queue's front: `popleft()`, `pop(0)`, `get()`, and keeping a visited
+    record); dfs (recursion or a loop popping a stack, with a visited record); sorting
+    (`sorted`, `.sort()`, `heapq.nsmallest`, or swaps in nested loops); greedy (sorts or
+    uses a heap, then decides in one unnested loop, without recursion). A technique
+    named in an instruction but not listed here (e.g. "Miller-Rabin") is not decidable
+    from structure: use functional tests.
+
+    Options: `require` (list of the names above), `forbid` (same), `function` (only
+    look inside this function).
+
+    Example:
+
+        - check: algorithm
+          function: lis
+          require: [dynamic-programming]
+          forbid: [recursion]
+    """
+
+    name = "algorithm"
+    category = "Algorithm"
+    _LIST: ClassVar[Mapping[str, Any]] = {
+        "type": "array",
+        "items": {"enum": list(ALGORITHMS)},
+        "minItems": 1,
+        "uniqueItems": True,
+    }
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "anyOf": [{"required": ["require"]}, {"required": ["forbid"]}],
+        "properties": {"require": _LIST, "forbid": _LIST, "function": {"type": "string"}},
+        "additionalProperties": False,
+    }
+    satisfied_by = (
+        Sample(
+            "def lis(xs):\n    dp = [1] * len(xs)\n    for i in range(len(xs)):\n"
+            "        for j in range(i):\n            if xs[j] < xs[i]:\n"
+            "                dp[i] = max(dp[i], dp[j] + 1)\n    return max(dp, default=0)\n",
+            {"require": ["dynamic-programming", "iteration-only"], "forbid": ["recursion"]},
+        ),
+        Sample(
+            "def fib(n, memo={}):\n    if n in memo:\n        return memo[n]\n"
+            "    memo[n] = n if n < 2 else fib(n - 1) + fib(n - 2)\n    return memo[n]\n",
+            {"require": ["memoisation", "dynamic-programming", "recursion"]},
+        ),
+        Sample(
+            "def find(xs, x):\n    lo, hi = 0, len(xs) - 1\n    while lo <= hi:\n"
+            "        mid = (lo + hi) // 2\n        if xs[mid] < x:\n            lo = mid + 1\n"
+            "        else:\n            hi = mid - 1\n    return lo\n",
+            {"require": ["binary-search"]},
+        ),
+        Sample(
+            "from collections import deque\n\ndef bfs(g, s):\n    seen = {s}\n"
+            "    q = deque([s])\n    while q:\n        n = q.popleft()\n"
+            "        for m in g[n]:\n            if m not in seen:\n"
+            "                seen.add(m)\n                q.append(m)\n    return seen\n",
+            {"require": ["bfs"], "forbid": ["dfs"]},
+        ),
+        Sample(
+            "def pick(items, cap):\n    total = 0\n"
+            "    for w in sorted(items):\n        if total + w <= cap:\n"
+            "            total += w\n    return total\n",
+            {"require": ["greedy", "sorting"]},
+        ),
+    )
+    violated_by = (
+        Sample(
+            "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n",
+            {"require": ["dynamic-programming"]},
+        ),
+        Sample(
+            "def find(xs, x):\n    for i, v in enumerate(xs):\n        if v == x:\n"
+            "            return i\n    return -1\n",
+            {"require": ["binary-search"]},
+        ),
+        Sample(
+            "def walk(g, n, seen=None):\n    seen = seen or set()\n    seen.add(n)\n"
+            "    for m in g[n]:\n        if m not in seen:\n            walk(g, m, seen)\n"
+            "    return seen\n",
+            {"require": ["bfs"]},
+        ),
+    )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        function = self.options.get("function")
+        places = scopes(ctx, function, _RULE)
+        if isinstance(places, Finding):
+            return [places]
+        module, node = places[0]
+        line = module.line_of(node) if function else 1
+        where = f"`{function}`" if function else "the code"
+        findings = [
+            Finding(f"{where} shows no {name}, which is required", _RULE, module.relpath, line)
+            for name in self.options.get("require", [])
+            if not ALGORITHMS[name](ctx, places)
+        ]
+        findings += [
+            Finding(f"{where} uses {name}, which is forbidden", _RULE, module.relpath, line)
+            for name in self.options.get("forbid", [])
+            if ALGORITHMS[name](ctx, places)
+        ]
+        return findings
