@@ -10,6 +10,7 @@ from pytest_codeif.checks.calls import CallsCheck
 from pytest_codeif.checks.construct import ConstructCheck
 from pytest_codeif.checks.context import ContextCheck
 from pytest_codeif.checks.data_structure import DataStructureCheck
+from pytest_codeif.checks.declarations import DeclarationsCheck
 from pytest_codeif.checks.exemplar import ExemplarCheck
 from pytest_codeif.checks.framework import FrameworkCheck
 from pytest_codeif.checks.global_state import GlobalStateCheck
@@ -27,6 +28,7 @@ BUILTIN_CHECKS: tuple[type[Check], ...] = (
     ConstructCheck,
     ContextCheck,
     DataStructureCheck,
+    DeclarationsCheck,
     ExemplarCheck,
     FrameworkCheck,
     GlobalStateCheck,

@@ -115,10 +115,19 @@ def _constants(module: ParsedModule) -> set[int]:
     candidates: list[cst.Name] = []
     for node in module.walk():
         at_top = not isinstance(module.scope_of(node), cst.FunctionDef)
-        if isinstance(node, cst.Assign) and at_top and len(node.targets) == 1:
+        target: cst.BaseExpression | None = None
+        if isinstance(node, cst.Assign) and len(node.targets) == 1:
             target = node.targets[0].target
-            if isinstance(target, cst.Name) and _is_literal(node.value):
-                candidates.append(target)
+        elif isinstance(node, cst.AnnAssign) and node.value is not None:
+            target = node.target
+        if (
+            at_top
+            and isinstance(target, cst.Name)
+            and isinstance(node, (cst.Assign, cst.AnnAssign))
+            and node.value is not None
+            and _is_literal(node.value)
+        ):
+            candidates.append(target)
         # A name rebound anywhere (even in a function, through `global`) is no constant.
         if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)):
             for name in _bound_names(node.target):

@@ -1,0 +1,264 @@
+"""The `declarations` check: where and how names are declared."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, ClassVar
+
+import libcst as cst
+
+from pytest_codeif.checks.base import Check, Finding, Sample
+from pytest_codeif.checks.naming import named_things
+from pytest_codeif.engine.context import CheckContext
+from pytest_codeif.engine.cst import ParsedModule
+
+_RULE = "declarations"
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return (
+        isinstance(statement, cst.SimpleStatementLine)
+        and len(statement.body) == 1
+        and isinstance(statement.body[0], cst.Expr)
+        and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString))
+    )
+
+
+def _simple(statement: cst.BaseStatement, kinds: tuple[type[cst.CSTNode], ...]) -> bool:
+    return isinstance(statement, cst.SimpleStatementLine) and all(
+        isinstance(s, kinds) for s in statement.body
+    )
+
+
+def _assigned_names(small: cst.BaseSmallStatement) -> Iterator[cst.Name]:
+    targets: list[cst.BaseExpression] = []
+    if isinstance(small, cst.Assign):
+        targets = [t.target for t in small.targets]
+    elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+        targets = [small.target]
+    stack = list(targets)
+    while stack:
+        target = stack.pop()
+        if isinstance(target, cst.Name):
+            yield target
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            stack.extend(e.value for e in target.elements)
+        elif isinstance(target, cst.StarredElement):
+            stack.append(target.value)
+
+
+def _statements(body: Sequence[cst.BaseStatement]) -> Iterator[cst.BaseSmallStatement]:
+    """Every small statement in `body`, nested blocks included, functions and classes not."""
+    for statement in body:
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        elif isinstance(statement, (cst.FunctionDef, cst.ClassDef)):
+            continue
+        else:
+            for child in statement.children:
+                if isinstance(child, cst.IndentedBlock):
+                    yield from _statements(child.body)
+                elif isinstance(child, (cst.Else, cst.Finally, cst.ExceptHandler)):
+                    block = child.body
+                    if isinstance(block, cst.IndentedBlock):
+                        yield from _statements(block.body)
+                elif isinstance(child, (cst.If)):
+                    yield from _statements([child])
+
+
+class DeclarationsCheck(Check):
+    """Names are declared where and how the team's declaration style says.
+
+    Why: declaration-style rules ("constants at the top of the file", "declare variables
+    at the top of the function", "annotate every variable", "descriptive names", "class
+    members in a fixed order") are structural and decidable. Each option is one rule:
+    `constants-at-top` (module-level constants, names bound once to a literal, come before
+    any function, class or other statement; imports and the docstring may precede);
+    `variables-at-top` (in each function, every local variable is first assigned in the
+    block of assignments that opens the body, after the docstring; loop and `with`
+    targets are exempt); `annotated-variables` (every local and module variable is
+    declared with an annotation, `x: int = 0`, at its first assignment: no inferred
+    types); `min-name-length` (functions, parameters and variables have at least this
+    many characters, `_` and loop/comprehension variables exempt); `ordered-class-members`
+    (in each class: attributes, then `__new__`/`__init__`, then other methods).
+    Parameter and return annotations are the `ruff` check's ANN rules or `mypy`'s
+    `--disallow-untyped-defs`.
+
+    Options: the rules above (at least one): booleans, and an integer for
+    `min-name-length`.
+
+    Example:
+
+        - check: declarations
+          constants-at-top: true
+          annotated-variables: true
+    """
+
+    name = "declarations"
+    category = "Coding Style"
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "minProperties": 1,
+        "properties": {
+            "constants-at-top": {"type": "boolean"},
+            "variables-at-top": {"type": "boolean"},
+            "annotated-variables": {"type": "boolean"},
+            "min-name-length": {"type": "integer", "minimum": 2},
+            "ordered-class-members": {"type": "boolean"},
+        },
+        "additionalProperties": False,
+    }
+    satisfied_by = (
+        Sample(
+            '"""Doc."""\nimport math\n\nRATE: float = 0.2\nLIMIT: int = 10\n\n'
+            "def total(price: float) -> float:\n    taxed: float = price * (1 + RATE)\n"
+            "    result: float = min(taxed, LIMIT * math.pi)\n    return result\n",
+            {"constants-at-top": True, "annotated-variables": True, "variables-at-top": True},
+        ),
+        Sample(
+            "class Account:\n    kind = 'basic'\n\n    def __init__(self, owner):\n"
+            "        self.owner = owner\n\n    def describe(self):\n        return self.owner\n",
+            {"ordered-class-members": True, "min-name-length": 3},
+        ),
+    )
+    violated_by = (
+        Sample(
+            "def total(price):\n    return price * RATE\n\nRATE = 0.2\n",
+            {"constants-at-top": True},
+        ),
+        Sample(
+            "def total(prices):\n    count = 0\n    for p in prices:\n        count += 1\n"
+            "    average = sum(prices) / count\n    return average\n",
+            {"variables-at-top": True},
+        ),
+        Sample(
+            "def f(price):\n    taxed = price * 2\n    return taxed\n",
+            {"annotated-variables": True},
+        ),
+        Sample("def f(a):\n    return a\n", {"min-name-length": 3}),
+        Sample(
+            "class A:\n    def describe(self):\n        return 1\n\n"
+            "    def __init__(self):\n        pass\n",
+            {"ordered-class-members": True},
+        ),
+    )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        findings: list[Finding] = []
+        for module in ctx.modules():
+
+            def add(message: str, node: cst.CSTNode, module: ParsedModule = module) -> None:
+                findings.append(Finding(message, _RULE, module.relpath, module.line_of(node)))
+
+            if self.options.get("constants-at-top"):
+                self._constants_at_top(module, add)
+            functions = [n for n in module.walk() if isinstance(n, cst.FunctionDef)]
+            if self.options.get("variables-at-top"):
+                for function in functions:
+                    self._variables_at_top(function, add)
+            if self.options.get("annotated-variables"):
+                self._annotated(module, functions, add)
+            if "min-name-length" in self.options:
+                limit = int(self.options["min-name-length"])
+                for kind, name in named_things(module):
+                    if kind in ("function", "method", "argument", "variable", "constant") and (
+                        len(name.value) < limit and name.value != "_"
+                    ):
+                        parent = _loop_variable(module, name)
+                        if not parent:
+                            add(f"{kind} `{name.value}` is shorter than {limit} characters", name)
+            if self.options.get("ordered-class-members"):
+                for node in module.walk():
+                    if isinstance(node, cst.ClassDef):
+                        self._ordered(node, add)
+        return findings
+
+    @staticmethod
+    def _constants_at_top(module: ParsedModule, add: Any) -> None:
+        seen_other: cst.CSTNode | None = None
+        for statement in module.tree.body:
+            if _is_docstring(statement) or _simple(statement, (cst.Import, cst.ImportFrom)):
+                continue
+            is_constant = _simple(statement, (cst.Assign, cst.AnnAssign)) and any(
+                kind == "constant" for kind, _ in named_things_in(module, statement)
+            )
+            if is_constant and seen_other is not None:
+                add("a constant is declared after other code; constants go at the top", statement)
+            elif not is_constant and seen_other is None:
+                seen_other = statement
+
+    @staticmethod
+    def _variables_at_top(function: cst.FunctionDef, add: Any) -> None:
+        body = list(function.body.body) if isinstance(function.body, cst.IndentedBlock) else []
+        if body and _is_docstring(body[0]):
+            body = body[1:]
+        declared: set[str] = set()
+        params = function.params
+        declared.update(
+            p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)
+        )
+        index = 0
+        while index < len(body) and _simple(body[index], (cst.Assign, cst.AnnAssign)):
+            for small in body[index].body:  # type: ignore[attr-defined]
+                declared.update(n.value for n in _assigned_names(small))
+            index += 1
+        reported: set[str] = set()
+        for small in _statements(body[index:]):
+            for name in _assigned_names(small):
+                if name.value not in declared and name.value not in reported:
+                    reported.add(name.value)
+                    add(
+                        f"variable `{name.value}` of `{function.name.value}` is first assigned "
+                        "after the declarations at the top of the function",
+                        small,
+                    )
+
+    @staticmethod
+    def _annotated(module: ParsedModule, functions: list[cst.FunctionDef], add: Any) -> None:
+        scopes: list[Sequence[cst.BaseStatement]] = [module.tree.body]
+        scopes += [f.body.body for f in functions if isinstance(f.body, cst.IndentedBlock)]
+        for body in scopes:
+            annotated: set[str] = set()
+            for small in _statements(body):
+                if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
+                    annotated.add(small.target.value)
+                elif isinstance(small, cst.Assign):
+                    for name in _assigned_names(small):
+                        if name.value not in annotated and not name.value.startswith("__"):
+                            annotated.add(name.value)  # one finding per name
+                            add(f"`{name.value}` is declared without a type annotation", small)
+
+    @staticmethod
+    def _ordered(node: cst.ClassDef, add: Any) -> None:
+        def rank(member: cst.BaseStatement | cst.BaseSmallStatement) -> int | None:
+            if isinstance(member, cst.SimpleStatementLine) and _simple(
+                member, (cst.Assign, cst.AnnAssign)
+            ):
+                return 0
+            if isinstance(member, cst.FunctionDef):
+                return 1 if member.name.value in ("__new__", "__init__", "__post_init__") else 2
+            return None
+
+        highest = 0
+        for member in node.body.body:
+            r = rank(member)
+            if r is None:
+                continue
+            if r < highest:
+                what = ("an attribute", "the constructor")[r]
+                add(f"in class `{node.name.value}`, {what} comes after methods", member)
+            highest = max(highest, r)
+
+
+def named_things_in(module: ParsedModule, statement: cst.CSTNode) -> list[tuple[str, cst.Name]]:
+    """`named_things` of one statement of `module`."""
+    inside = {id(n) for n in module.walk(statement)}
+    return [(k, n) for k, n in named_things(module) if id(n) in inside]
+
+
+def _loop_variable(module: ParsedModule, name: cst.Name) -> bool:
+    return any(
+        isinstance(node, (cst.For, cst.CompFor))
+        and any(n is name for n in module.walk(node.target))
+        for node in module.walk()
+    )
