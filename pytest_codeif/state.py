@@ -50,7 +50,9 @@ def create_state(config: pytest.Config) -> CodeifState:
     if pytest_cache is not None and not config.getoption("codeif_no_cache"):
         cache_dir = pytest_cache.mkdir("codeif-verdicts")
     engine = Engine(config.rootpath, workdir, isolation, VerdictCache(cache_dir))
-    return CodeifState(registry, engine, FunctionalPool(engine))
+    pool = FunctionalPool(engine)
+    engine.functional = pool.outcome  # checks of observed values share the task's run
+    return CodeifState(registry, engine, pool)
 
 
 def get_state(config: pytest.Config) -> CodeifState:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,8 @@ from pytest_codeif.checks.base import Check, Sample
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.engine.verdict import Verdict
 from pytest_codeif.errors import Location
-from pytest_codeif.taskfile.model import CodeSpec, ConstraintSpec, Task
+from pytest_codeif.functional.run import FunctionalOutcome, execute, prepare
+from pytest_codeif.taskfile.model import CallCase, CodeSpec, ConstraintSpec, Task
 from pytest_codeif.taskfile.schema import constraint_schema, describe_error, first_error
 
 
@@ -51,9 +53,20 @@ def sample_verdict(check_cls: type[Check], sample: Sample, folder: Path) -> Verd
         code = CodeSpec("directory", "project", location, None)
     else:
         code = CodeSpec("code", sample.code, location, None)
-    task = Task(id="sample", path=task_path, location=location, code=code)
+    calls = tuple(
+        CallCase(
+            f"call {index}",
+            location,
+            function=str(call["function"]),
+            args=list(call.get("args", [])),
+            kwargs=dict(call.get("kwargs", {})),
+        )
+        for index, call in enumerate(sample.calls)
+    )
+    task = Task(id="sample", path=task_path, location=location, code=code, calls=calls)
     spec = ConstraintSpec(check_cls.name, check, check_cls.category, None, None, location)
     engine = Engine(folder, folder / "work")
+    engine.functional = partial(_run_tests, engine)
     try:
         return engine.evaluate(task, spec)
     finally:
@@ -65,6 +78,13 @@ def _samples(check_cls: type[Check]) -> Iterator[tuple[str, int, Sample]]:
         yield "satisfied", index, sample
     for index, sample in enumerate(check_cls.violated_by):
         yield "violated", index, sample
+
+
+def _run_tests(engine: Engine, task: Task) -> FunctionalOutcome:
+    prepared = prepare(engine, task)
+    if isinstance(prepared, FunctionalOutcome):
+        return prepared
+    return execute(engine, task, prepared[0])
 
 
 def verify_samples(check_cls: type[Check]) -> list[SampleProblem]:

@@ -39,6 +39,7 @@ ErrorKind = Literal[
     "missing-file",
     "crash",
     "too-large",
+    "no-observations",
 ]
 
 
@@ -55,6 +56,8 @@ class Finding:
     path: str | None = None
     line: int | None = None
     column: int | None = None
+    #: `line` is a line of the task file itself (e.g. a test case's), not of the code.
+    in_task_file: bool = False
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,9 @@ class Sample:
 
     code: str | Mapping[str, str]
     options: Mapping[str, Any] = field(default_factory=dict)
+    #: Call cases to run (`function`, `args`, `kwargs`), for checks that judge values
+    #: observed when the code runs.
+    calls: Sequence[Mapping[str, Any]] = ()
 
 
 class Undecidable(Exception):
@@ -93,6 +99,9 @@ class Check:
     }
     satisfied_by: ClassVar[Sequence[Sample]] = ()
     violated_by: ClassVar[Sequence[Sample]] = ()
+    #: The check judges values observed when the task's call cases run, so its verdict
+    #: depends on those cases too (the verdict cache keys on them).
+    observes_calls: ClassVar[bool] = False
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         self.options: Mapping[str, Any] = options

@@ -21,6 +21,7 @@ from pytest_codeif.checks.python_version import PythonVersionCheck
 from pytest_codeif.checks.registry import CheckRegistry
 from pytest_codeif.checks.ruff_rules import RuffCheck
 from pytest_codeif.checks.signature import SignatureCheck
+from pytest_codeif.checks.values import ValuesCheck
 
 BUILTIN_CHECKS: tuple[type[Check], ...] = (
     AlgorithmCheck,
@@ -38,6 +39,7 @@ BUILTIN_CHECKS: tuple[type[Check], ...] = (
     PythonVersionCheck,
     RuffCheck,
     SignatureCheck,
+    ValuesCheck,
 )
 
 

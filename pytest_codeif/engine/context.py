@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pytest_codeif.checks.base import Finding
+from pytest_codeif.checks.base import Finding, Undecidable
 from pytest_codeif.code.unit import CodeUnit
 from pytest_codeif.engine.cst import ParsedModule
 from pytest_codeif.engine.suppressions import MYPY_KINDS
@@ -12,20 +12,33 @@ from pytest_codeif.engine.tools import MypyConfig, RuffConfig
 
 if TYPE_CHECKING:
     from pytest_codeif.engine.engine import Engine
+    from pytest_codeif.functional.run import CaseResult
+    from pytest_codeif.taskfile.model import CallCase, Task
 
 
 class CheckContext:
     """Gives a check access to one unit through the engine's shared caches and batches."""
 
-    def __init__(self, engine: Engine, unit: CodeUnit) -> None:
+    def __init__(self, engine: Engine, unit: CodeUnit, task: Task | None = None) -> None:
         self._engine = engine
         self.unit = unit
+        self.task = task
         #: Remarks for the report that are not findings (e.g. a suppression disregarded).
         self.notes: list[str] = []
 
     def modules(self) -> list[ParsedModule]:
         """Every module of the unit, parsed once per session; syntax errors are undecidable."""
         return [self._engine.parsed(self.unit, source) for source in self.unit.files]
+
+    def observed(self) -> list[tuple[CallCase, CaseResult]]:
+        """Each call case of the task with its result, from the task's functional run
+        (shared with its functional item: the code runs once)."""
+        if self.task is None or self._engine.functional is None:
+            raise Undecidable("checker-failure", "no functional runner is available here")
+        outcome = self._engine.functional(self.task)
+        results = [c for c in outcome.cases if c.label in {k.label for k in self.task.calls}]
+        by_label = {c.label: c for c in results}
+        return [(case, by_label[case.label]) for case in self.task.calls if case.label in by_label]
 
     def ruff(self, config: RuffConfig) -> list[Finding]:
         """Ruff's findings for this unit, from the batched run for `config`."""

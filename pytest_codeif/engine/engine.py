@@ -13,6 +13,7 @@ import traceback
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pytest_codeif.checks.base import Finding, Undecidable
 from pytest_codeif.code.unit import CodeUnit, SourceFile, load_unit
@@ -24,6 +25,9 @@ from pytest_codeif.engine.verdict import Evidence, Verdict
 from pytest_codeif.engine.verdict_cache import VerdictCache
 from pytest_codeif.sandbox.isolation import Isolation
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
+
+if TYPE_CHECKING:
+    from pytest_codeif.functional.run import FunctionalOutcome
 
 
 class Engine:
@@ -50,6 +54,9 @@ class Engine:
         self._suppressions: dict[str, list[tuple[str, Suppression]]] = {}
         self._planned: dict[ToolConfig, dict[str, CodeUnit]] = {}
         self._results: dict[tuple[ToolConfig, str], list[Finding] | Undecidable] = {}
+        #: Runs a task's functional tests (the pool's `outcome`), for checks that judge
+        #: observed values; set by whoever owns the runner.
+        self.functional: Callable[[Task], FunctionalOutcome] | None = None
 
     # -- units and parses -------------------------------------------------------------
     def unit(self, task: Task) -> CodeUnit:
@@ -97,7 +104,7 @@ class Engine:
             self.check_syntax(unit)  # code that does not parse must not join a batch
         except Undecidable:
             return
-        if self.cache.has(self.cache_key(unit, constraint)):
+        if self.cache.has(self.cache_key(unit, constraint, task)):
             return  # a warm run pays for no tool at all
         for config in constraint.check.tool_configs():
             self._planned.setdefault(config, {})[unit.key] = unit
@@ -195,11 +202,19 @@ class Engine:
         return self._suppressions[unit.key]
 
     # -- verdicts ---------------------------------------------------------------------
-    def cache_key(self, unit: CodeUnit, constraint: ConstraintSpec) -> str:
+    def cache_key(self, unit: CodeUnit, constraint: ConstraintSpec, task: Task) -> str:
         """The constraint's verdict-cache key, hashed once (plan and evaluate both ask)."""
         memo = (unit.key, id(constraint))
         if memo not in self._keys:
-            what = {"check": constraint.check_name, "options": dict(constraint.check.options)}
+            what: dict[str, Any] = {
+                "check": constraint.check_name,
+                "options": dict(constraint.check.options),
+            }
+            if constraint.check.observes_calls:
+                what["calls"] = [
+                    [c.label, c.expression, c.function, c.args, c.kwargs] for c in task.calls
+                ]
+                what["run"] = [task.timeout, task.module, self.isolation.name]
             self._keys[memo] = self.cache.key(unit, what)
         return self._keys[memo]
 
@@ -210,18 +225,18 @@ class Engine:
             unit = self.unit(task)
         except Undecidable as exc:
             return Verdict("error", error_kind=exc.kind, error=exc.message)
-        key = self.cache_key(unit, constraint)
+        key = self.cache_key(unit, constraint, task)
         cached = self.cache.get(key)
         if cached is not None:
             return cached
-        verdict = self._decide(unit, constraint)
+        verdict = self._decide(unit, constraint, task)
         self.cache.put(key, verdict)
         return verdict
 
-    def _decide(self, unit: CodeUnit, constraint: ConstraintSpec) -> Verdict:
+    def _decide(self, unit: CodeUnit, constraint: ConstraintSpec, task: Task) -> Verdict:
         try:
             self.check_syntax(unit)
-            ctx = CheckContext(self, unit)
+            ctx = CheckContext(self, unit, task)
             findings = list(constraint.check.evaluate(ctx))
         except Undecidable as exc:
             return Verdict("error", error_kind=exc.kind, error=exc.message)
@@ -232,7 +247,13 @@ class Engine:
         notes = tuple(ctx.notes)
         if not findings:
             return Verdict("satisfied", notes=notes)
-        return Verdict("violated", tuple(self.locate(unit, f) for f in findings), notes=notes)
+        evidence = tuple(
+            Evidence(self.display(task.path), f.line, f.rule, f.message)
+            if f.in_task_file
+            else self.locate(unit, f)
+            for f in findings
+        )
+        return Verdict("violated", evidence, notes=notes)
 
     def locate(self, unit: CodeUnit, finding: Finding) -> Evidence:
         """Map a unit-relative finding to the file and line the user wrote."""

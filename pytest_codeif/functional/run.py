@@ -40,6 +40,10 @@ class CaseResult:
     status: CaseStatus
     message: str
     line: int
+    #: For a call case that returned: the harness's tagged encoding of the value (plain
+    #: JSON, decoded with `plain.decode`), kept for checks that judge observed values.
+    value: Any = None
+    returned: bool = False
 
 
 @dataclass(frozen=True)
@@ -200,7 +204,9 @@ def _run_calls(engine: Engine, task: Task, unit: CodeUnit) -> list[CaseResult]:
             status, message = _ended(run, task.timeout)
         else:
             status, message = _judge(case, record)
-        results.append(CaseResult(case.label, status, message, case.location.line))
+        returned = record is not None and "value" in record
+        value = record.get("value") if record is not None else None
+        results.append(CaseResult(case.label, status, message, case.location.line, value, returned))
     return results
 
 

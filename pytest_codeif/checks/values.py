@@ -1,0 +1,205 @@
+"""The `values` check: values a function returns, observed when its call cases run,
+are of the stated type, range, precision and size."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from decimal import Decimal
+from typing import Any, ClassVar, Final
+
+from pytest_codeif.checks.base import Check, Finding, Sample, Undecidable
+from pytest_codeif.engine.context import CheckContext
+from pytest_codeif.functional.plain import Unsupported, decode, show
+
+_RULE = "values"
+TYPES: Final = ("str", "int", "float", "number", "bool", "list", "tuple", "dict", "set", "none")
+_SCALAR: Final[dict[str, Any]] = {
+    "type": {"enum": list(TYPES)},
+    "min": {"type": "number"},
+    "max": {"type": "number"},
+    "decimals": {"type": "integer", "minimum": 0},
+    "min-length": {"type": "integer", "minimum": 0},
+    "max-length": {"type": "integer", "minimum": 0},
+    "pattern": {"type": "string", "format": "regex"},
+    "one-of": {"type": "array", "minItems": 1},
+}
+_INNER: Final = {"type": "object", "properties": _SCALAR, "additionalProperties": False}
+SPEC: Final = {
+    "type": "object",
+    "minProperties": 1,
+    "properties": {
+        **_SCALAR,
+        "items": _INNER,
+        "keys": _INNER,
+        "positions": {"type": "array", "items": _INNER, "minItems": 1},
+    },
+    "additionalProperties": False,
+}
+
+
+def type_name(value: Any) -> str:
+    """The spec's name for a decoded value's type (sets decode as lists marked unordered)."""
+    if value is None:
+        return "none"
+    if type(value).__name__ == "_FrozenList":
+        return "set"
+    return type(value).__name__
+
+
+def _is_type(value: Any, wanted: str) -> bool:
+    actual = type_name(value)
+    if wanted == "number":
+        return actual in ("int", "float")
+    return actual == wanted
+
+
+def decimals(value: float) -> int:
+    """Decimal places of the shortest repr of `value` (0.1 + 0.2 shows 17)."""
+    exponent = Decimal(repr(value)).as_tuple().exponent
+    return max(0, -exponent) if isinstance(exponent, int) else 0
+
+
+def violations(value: Any, spec: Mapping[str, Any], where: str) -> Iterator[str]:
+    """What is wrong with `value` (decoded) under `spec`; `where` names it in messages."""
+    if isinstance(value, Unsupported):
+        yield f"{where} is {value.what}, not plain data"
+        return
+    wanted = spec.get("type")
+    if wanted is not None and not _is_type(value, wanted):
+        yield f"{where} is a {type_name(value)} ({show(value, 60)}), expected {wanted}"
+        return
+    yield from _scalar(value, spec, where)
+    yield from _contents(value, spec, where)
+
+
+def _scalar(value: Any, spec: Mapping[str, Any], where: str) -> Iterator[str]:
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if number and "min" in spec and value < spec["min"]:
+        yield f"{where} = {value!r} is below the minimum {spec['min']}"
+    if number and "max" in spec and value > spec["max"]:
+        yield f"{where} = {value!r} is above the maximum {spec['max']}"
+    if isinstance(value, float) and "decimals" in spec and decimals(value) > spec["decimals"]:
+        yield f"{where} = {value!r} has more than {spec['decimals']} decimal places"
+    sized = isinstance(value, (str, list, tuple, dict))
+    if sized and "min-length" in spec and len(value) < spec["min-length"]:
+        yield f"{where} has {len(value)} items/characters, fewer than {spec['min-length']}"
+    if sized and "max-length" in spec and len(value) > spec["max-length"]:
+        yield f"{where} has {len(value)} items/characters, more than {spec['max-length']}"
+    if isinstance(value, str) and "pattern" in spec and not re.fullmatch(spec["pattern"], value):
+        yield f"{where} = {show(value, 60)} does not match {spec['pattern']!r}"
+    if "one-of" in spec and not any(type(value) is type(v) and value == v for v in spec["one-of"]):
+        yield f"{where} = {show(value, 60)} is not one of {spec['one-of']}"
+
+
+def _contents(value: Any, spec: Mapping[str, Any], where: str) -> Iterator[str]:
+    if "items" in spec and isinstance(value, (list, tuple, dict)):
+        items = value.values() if isinstance(value, dict) else value
+        for index, item in enumerate(items):
+            yield from violations(item, spec["items"], f"{where}[{index}]")
+    if "keys" in spec and isinstance(value, dict):
+        for key in value:
+            yield from violations(key, spec["keys"], f"a key of {where}")
+    if "positions" in spec and isinstance(value, (list, tuple)):
+        positions = spec["positions"]
+        if len(value) != len(positions):
+            yield f"{where} has {len(value)} items, expected {len(positions)}"
+        else:
+            for index, (item, inner) in enumerate(zip(value, positions, strict=True)):
+                yield from violations(item, inner, f"{where}[{index}]")
+
+
+class ValuesCheck(Check):
+    """Returned values, observed when the task's call cases run, meet a value spec.
+
+    Why: "return the average rounded to two decimals", "a score between 0 and 100", "a
+    tuple of (set, int, bool)" are promises about values, which annotations cannot show
+    and which code without annotations still keeps or breaks. The check runs nothing of
+    its own: it reads the values the task's call cases returned (the code runs once for
+    the functional item and this check), decoded in the trusted process. Cases that
+    raised are left to the functional item; with no returned value at all the check is
+    undecidable (`no-observations`).
+
+    Options: `returns` (required, a spec), `function` (only cases calling it). A spec
+    has any of: `type` (str, int, float, number, bool, list, tuple, dict, set, none),
+    `min`, `max`, `decimals` (at most this many decimal places), `min-length`,
+    `max-length`, `pattern` (regex a string must match), `one-of` (allowed values), and
+    for containers `items` (a spec for every element, or every value of a dict), `keys`
+    (dict keys), `positions` (one spec per position, for fixed-size tuples).
+
+    Example:
+
+        - check: values
+          function: average
+          returns: {type: float, min: 0, max: 100, decimals: 2}
+    """
+
+    name = "values"
+    category = "Interface Specification"
+    observes_calls = True
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "required": ["returns"],
+        "properties": {"returns": SPEC, "function": {"type": "string", "minLength": 1}},
+        "additionalProperties": False,
+    }
+    satisfied_by = (
+        Sample(
+            "def average(xs):\n    return round(sum(xs) / len(xs), 2)\n",
+            {"returns": {"type": "float", "min": 0, "max": 100, "decimals": 2}},
+            calls=[{"function": "average", "args": [[1, 2, 4]]}],
+        ),
+        Sample(
+            "def stats(xs):\n    return set(xs), len(xs), bool(xs)\n",
+            {
+                "returns": {
+                    "type": "tuple",
+                    "positions": [{"type": "set"}, {"type": "int"}, {"type": "bool"}],
+                }
+            },
+            calls=[{"function": "stats", "args": [[1, 1, 2]]}],
+        ),
+    )
+    violated_by = (
+        Sample(
+            "def average(xs):\n    return sum(xs) / len(xs)\n",
+            {"returns": {"type": "float", "decimals": 2}},
+            calls=[{"function": "average", "args": [[1, 2, 4]]}],
+        ),
+        Sample(
+            "def grade(x):\n    return x * 10\n",
+            {"returns": {"type": "int", "min": 0, "max": 100}},
+            calls=[{"function": "grade", "args": [5]}, {"function": "grade", "args": [50]}],
+        ),
+    )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        function = self.options.get("function")
+        observed = [
+            (case, result)
+            for case, result in ctx.observed()
+            if function is None or case.function == function
+        ]
+        if not observed:
+            scope = f" calling `{function}`" if function else ""
+            raise Undecidable("invalid-task", f"the task has no call cases{scope} to observe")
+        returned = [(case, result) for case, result in observed if result.returned]
+        if not returned:
+            raise Undecidable(
+                "no-observations", "no call case returned a value (each raised or crashed)"
+            )
+        path = ctx.task.path.name if ctx.task else None
+        findings: list[Finding] = []
+        for case, result in returned:
+            value = decode(result.value)
+            for problem in violations(value, self.options["returns"], "the result"):
+                findings.append(
+                    Finding(
+                        f"{case.label}: {problem}",
+                        _RULE,
+                        line=case.location.line,
+                        in_task_file=True,
+                    )
+                )
+        del path
+        return findings
