@@ -1,9 +1,11 @@
-"""The `codeif` command: `codeif merge` combines JSON reports of shards into one."""
+"""The `codeif` command: `codeif merge` combines JSON reports of shards into one;
+`codeif import multicodeif` turns MultiCodeIF data into task files."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,6 +13,7 @@ from typing import Any
 
 import jsonschema
 
+from pytest_codeif.importers.multicodeif import import_multicodeif
 from pytest_codeif.report.json_report import SCHEMA_PATH, build_report, write_atomically
 from pytest_codeif.report.records import Record
 from pytest_codeif.report.summary import summarize
@@ -56,6 +59,32 @@ def merge(paths: Sequence[Path]) -> tuple[dict[str, Any], list[str]]:
     return merged, warnings
 
 
+def import_command(args: argparse.Namespace) -> int:
+    """`codeif import multicodeif TASKS RESPONSES... -o DIR`."""
+    try:
+        result = import_multicodeif(args.tasks, args.responses, args.output)
+    except (OSError, ValueError) as exc:
+        print(f"codeif import: {exc}", file=sys.stderr)
+        return 2
+    listing = args.output / "unmapped.jsonl"
+    listing.write_text(
+        "".join(json.dumps(item) + "\n" for item in result.unmapped), encoding="utf-8"
+    )
+    reasons: dict[str, int] = {}
+    for item in result.unmapped:
+        reason = re.sub(r"'[^']*'|\"[^\"]*\"", "...", item["reason"])
+        reasons[reason] = reasons.get(reason, 0) + 1
+    print(
+        f"codeif import: {result.tasks} tasks, {result.constraints} constraints in "
+        f"{len(result.files)} files under {args.output}"
+    )
+    if result.unmapped:
+        print(f"not mapped ({len(result.unmapped)}, each listed in {listing}):")
+        for reason, count in sorted(reasons.items(), key=lambda kv: -kv[1]):
+            print(f"  {count:5d}  {reason}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="codeif", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -64,7 +93,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         "reports", nargs="+", type=Path, help="reports written by --codeif-report"
     )
     merge_cmd.add_argument("-o", "--output", type=Path, required=True, help="the merged report")
+    import_cmd = commands.add_parser("import", help="turn a benchmark's data into task files")
+    formats = import_cmd.add_subparsers(dest="format", required=True)
+    multi = formats.add_parser(
+        "multicodeif", help="MultiCodeIF tasks.jsonl and responses/<model>.jsonl files"
+    )
+    multi.add_argument("tasks", type=Path, help="the tasks.jsonl file")
+    multi.add_argument("responses", nargs="+", type=Path, help="one or more responses files")
+    multi.add_argument("-o", "--output", type=Path, required=True, help="folder for task files")
     args = parser.parse_args(argv)
+    if args.command == "import":
+        return import_command(args)
     try:
         merged, warnings = merge(args.reports)
     except (OSError, ValueError, jsonschema.ValidationError) as exc:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 import libcst as cst
 
@@ -19,6 +19,7 @@ from pytest_codeif.engine.cst import ParsedModule
 from pytest_codeif.engine.tools import RuffConfig, ToolConfig
 
 _RULE = "python-version"
+RUFF_OLDEST: Final = (3, 7)
 
 
 def _dotted(node: cst.BaseExpression) -> str:
@@ -74,6 +75,8 @@ class PythonVersionCheck(Check):
     methods of objects (`"ab".removeprefix`) are not judged, and typeshed keeps guards only
     for versions it still supports, so members added before about 3.9 pass unnoticed.
     Code the running Python cannot parse is undecidable (a syntax error) rather than judged.
+    ruff's oldest target is 3.7, so for older targets syntax is judged against 3.7 (the
+    report notes it).
 
     Options: `version` (required, e.g. "3.8").
 
@@ -113,16 +116,24 @@ class PythonVersionCheck(Check):
         super().__init__(options)
         major, minor = str(options["version"]).split(".")
         self.target: Version = (int(major), int(minor))
+        # ruff's oldest target is 3.7: older targets get their syntax judged against 3.7.
+        self.syntax_target = max(self.target, RUFF_OLDEST)
         # No rule selected: ruff then reports only syntax errors, which (the code having
         # parsed under the running Python) are the version-dependent ones.
         self.ruff = RuffConfig.from_mapping(
-            {"lint.select": [], "target-version": f"py{major}{minor}"}
+            {"lint.select": [], "target-version": "py{}{}".format(*self.syntax_target)}
         )
 
     def tool_configs(self) -> Iterable[ToolConfig]:
         return (self.ruff,)
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        if self.syntax_target != self.target:
+            ctx.notes.append(
+                "syntax judged against Python {}.{}, the oldest version ruff knows".format(
+                    *self.syntax_target
+                )
+            )
         findings = [
             Finding(f.message, _RULE, f.path, f.line, f.column)
             for f in ctx.ruff(self.ruff)

@@ -1,0 +1,156 @@
+"""Validation run: every MultiCodeIF response of ../shared through `pytest --codeif`.
+
+Imports the corpus with `codeif import multicodeif`, runs the six task files with
+`pytest --codeif -n WORKERS`, and prints satisfaction per model and per category from the
+JSON report, beside the figures MultiCodeIF published. Verdicts are also written to
+`verdicts.jsonl` in the output folder, one line per (model, task, constraint), for reading
+samples. Skips cleanly (exit 0) when the corpus is absent.
+
+Usage: python benchmarks/multicodeif_validation.py [--workers N] [--out DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from pytest_codeif.importers.multicodeif import CATEGORIES, import_multicodeif
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "multicodeif"
+#: What MultiCodeIF published (arXiv 2507.00699, all 14 languages, 10 of its 27 types
+#: judged by GPT-4o): average constraint satisfaction per model, where stated.
+PUBLISHED = {"claude-3-7-sonnet-20250219": 63.0, "Qwen3-1.7B": 44.8}
+SHORT = {
+    "claude-3-7-sonnet-20250219": "claude-3.7",
+    "deepseek-v3-0324": "ds-v3",
+    "deepseek-r1": "ds-r1",
+    "gpt-4o": "gpt-4o",
+    "Qwen3-1.7B": "qwen3-1.7b",
+    "Llama-3.2-3B": "llama-3.2",
+}
+
+
+def run(corpus: Path, out: Path, workers: int) -> dict[str, Any]:
+    """Import the corpus into `out`, run pytest there, return the JSON report."""
+    responses = sorted((corpus / "responses").glob("*.jsonl"))
+    result = import_multicodeif(corpus / "tasks.jsonl", responses, out / "tasks")
+    print(
+        f"imported {result.tasks} tasks, {result.constraints} constraints; "
+        f"{len(result.unmapped)} notes on what was not mapped"
+    )
+    report = out / "report.json"
+    started = time.perf_counter()
+    cmd = [sys.executable, "-m", "pytest", "--codeif", "-q", "--no-header", "-p", "no:randomly"]
+    cmd += ["-n", str(workers)] if workers else []
+    cmd += ["--codeif-no-cache", f"--codeif-report={report}", "--rootdir", str(out / "tasks")]
+    cmd += [str(out / "tasks")]
+    proc = subprocess.run(cmd, cwd=out / "tasks", capture_output=True, text=True, check=False)
+    print(f"pytest --codeif: exit {proc.returncode} in {time.perf_counter() - started:.0f} s")
+    if not report.exists():
+        print(proc.stdout[-3000:], proc.stderr[-3000:], sep="\n")
+        raise SystemExit("no report was written")
+    data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
+    return data
+
+
+def rate(counts: dict[str, int]) -> str:
+    total = sum(counts.values())
+    return f"{100 * counts.get('satisfied', 0) / total:5.1f}%" if total else "    -"
+
+
+def tables(report: dict[str, Any], out: Path) -> None:
+    by_model: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    by_cell: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    by_check: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    hsr: dict[str, list[bool]] = defaultdict(list)
+    functional: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    with (out / "verdicts.jsonl").open("w", encoding="utf-8") as verdicts:
+        for task in report["tasks"]:
+            meta = task["metadata"]
+            model, category = meta["model"], meta["category"]
+            statuses = []
+            for outcome in task["constraints"]:
+                status = outcome["status"]
+                statuses.append(status)
+                by_model[model][status] += 1
+                by_cell[(category, model)][status] += 1
+                by_check[outcome["check"]][status] += 1
+                verdicts.write(
+                    json.dumps(
+                        {
+                            "model": model,
+                            "key": meta["key"],
+                            "check": outcome["check"],
+                            "status": status,
+                            "error_kind": outcome["error_kind"],
+                            "evidence": [e["message"] for e in outcome["evidence"]][:5],
+                        }
+                    )
+                    + "\n"
+                )
+            if statuses:
+                hsr[model].append(all(s == "satisfied" for s in statuses))
+            if task["functional"]:
+                functional[model][task["functional"]["status"]] += 1
+    models = sorted(by_model, key=lambda m: SHORT.get(m, m))
+    head = "".join(f"{SHORT.get(m, m)[:11]:>12}" for m in models)
+    print("\nconstraint satisfaction (satisfied / all constraints; errors count as not satisfied)")
+    print(f"{'':26}{head}")
+    for category in CATEGORIES.values():
+        cells = "".join(f"{rate(by_cell[(category, m)]):>12}" for m in models)
+        n = sum(sum(by_cell[(category, m)].values()) for m in models)
+        print(f"{category[:20]:20} n={n:<4}{cells}")
+    print(f"{'all (SSR)':26}" + "".join(f"{rate(by_model[m]):>12}" for m in models))
+    print(
+        f"{'tasks, all met (HSR)':26}"
+        + "".join(
+            f"{100 * sum(hsr[m]) / len(hsr[m]):11.1f}%" if hsr[m] else f"{'-':>12}" for m in models
+        )
+    )
+    print(f"{'functional tests passed':26}" + "".join(f"{rate(functional[m]):>12}" for m in models))
+    print(
+        f"{'published (all langs)':26}"
+        + "".join(f"{PUBLISHED[m]:11.1f}%" if m in PUBLISHED else f"{'-':>12}" for m in models)
+    )
+    print("\nby check           satisfied  violated    errors      rate")
+    for check, counts in sorted(by_check.items()):
+        print(
+            f"  {check:16}{counts['satisfied']:10d}{counts['violated']:10d}"
+            f"{counts['error']:10d}   {rate(counts)}"
+        )
+    errors: dict[str, int] = defaultdict(int)
+    for task in report["tasks"]:
+        for outcome in task["constraints"]:
+            if outcome["status"] == "error":
+                errors[outcome["error_kind"]] += 1
+    print("errors by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(errors.items())))
+    print(f"verdicts written to {out / 'verdicts.jsonl'}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (0: none)")
+    parser.add_argument("--out", type=Path, help="keep task files, report and verdicts here")
+    args = parser.parse_args()
+    if not (args.corpus / "tasks.jsonl").is_file():
+        print(f"skipped: the MultiCodeIF corpus is not at {args.corpus}")
+        return 0
+    if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
+        tables(run(args.corpus, args.out, args.workers), args.out)
+    else:
+        with tempfile.TemporaryDirectory(prefix="codeif-validation-") as tmp:
+            tables(run(args.corpus, Path(tmp), args.workers), Path(tmp))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Turn other benchmarks' data into task files."""

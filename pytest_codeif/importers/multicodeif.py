@@ -1,0 +1,581 @@
+"""MultiCodeIF records -> task files: each record's machine-readable constraint (`answer`)
+becomes a configured check, its `tests` become call cases, and the model and `key` are
+kept as metadata so the JSON report joins back to the benchmark's data.
+
+Every record whose constraint cannot be mapped is reported with the reason; nothing is
+dropped in silence. The mapping table is the documentation: see `map_constraint`.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from pytest_codeif.checks.framework import FRAMEWORKS
+from pytest_codeif.code.extract import extract_python
+from pytest_codeif.importers.yaml_out import write_task_file
+
+#: MultiCodeIF's type names -> Python annotations.
+TYPES: Final = {
+    "string": "str",
+    "str": "str",
+    "integer": "int",
+    "int": "int",
+    "float": "float",
+    "double": "float",
+    "boolean": "bool",
+    "bool": "bool",
+    "list": "list",
+    "array": "list",
+    "tuple": "tuple",
+    "map": "dict",
+    "dict": "dict",
+    "dictionary": "dict",
+    "jsonobject": "dict",
+    "set": "set",
+}
+#: The taxonomy's category of each `type_file`.
+CATEGORIES: Final = {
+    "input_output": "Interface Specification",
+    "syntax": "Environment",
+    "data_structure": "Data Structure",
+    "algorithm": "Algorithm",
+    "code_convention": "Coding Style",
+    "non_functional_requirements": "Code Quality",
+    "situation": "Scenario",
+    "code_contextual": "Code Context",
+    "example": "Exemplar",
+}
+_SYNTAX: Final = [
+    ("generator", "generator"),
+    ("yield", "generator"),
+    ("list comprehension", "list-comprehension"),
+    ("dictionary comprehension", "dict-comprehension"),
+    ("dict comprehension", "dict-comprehension"),
+    ("set comprehension", "set-comprehension"),
+    ("generator expression", "generator-expression"),
+    ("decorator", "decorator"),
+    ("context manager", "context-manager"),
+    ("walrus", "walrus"),
+    ("match", "match"),
+    ("async", "async-function"),
+    ("f-string", "f-string"),
+    ("lambda", "lambda"),
+    ("dataclass", "dataclass"),
+    ("type hint", "type-hint"),
+    ("unpacking", "unpacking"),
+]
+_ALGORITHMS: Final = {
+    "dynamic programming": "dynamic-programming",
+    "greedy algorithm": "greedy",
+    "greedy": "greedy",
+    "binary search": "binary-search",
+    "recursion": "recursion",
+    "memoization": "memoisation",
+    "breadth-first search": "bfs",
+    "depth-first search": "dfs",
+    "bfs": "bfs",
+    "dfs": "dfs",
+    "sorting": "sorting",
+}
+_DECLARATIONS: Final[dict[str, tuple[str, dict[str, Any]]]] = {
+    "topLevelVariableDeclaration": ("declarations", {"variables-at-top": True}),
+    "constantAtTop": ("declarations", {"constants-at-top": True}),
+    "descriptiveNames": ("declarations", {"min-name-length": 3}),
+    "disallowTypeInference": ("declarations", {"annotated-variables": True}),
+    "orderedClassMembers": ("declarations", {"ordered-class-members": True}),
+    "explicitTypeAnnotation": ("ruff", {"select": ["ANN"]}),
+}
+
+
+class Unmapped(Exception):
+    """The record's constraint has no deterministic check here; the text says why."""
+
+
+@dataclass
+class Mapped:
+    """The constraints a record maps to, and what of it was left out (and why)."""
+
+    constraints: list[dict[str, Any]] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+
+
+def _parts(answer: str) -> list[str]:
+    return [p.strip() for p in answer.split(";")]
+
+
+def _type(name: str) -> str:
+    found = TYPES.get(name.strip().lower())
+    if found is None:
+        raise Unmapped(f"type {name.strip()!r} has no Python annotation to compare")
+    return found
+
+
+def _type_list(text: str) -> list[str]:
+    inner = text.strip().strip("[]")
+    return [_type(t) for t in inner.split(",") if t.strip()]
+
+
+def _code_blocks(text: str) -> str | None:
+    extracted = extract_python(text)
+    return extracted.text if extracted else None
+
+
+def named_function(prompt: str, exclude: Iterable[str] = ()) -> str | None:
+    """The function a prompt names: `name()` in backticks, or "named/called name"."""
+    skip = set(exclude)
+    patterns = [
+        r"`([A-Za-z_]\w*)\([^`]*\)`",
+        r"(?:function|method)\s+(?:named|called)\s+[`'\"]?([A-Za-z_]\w*)",
+        r"(?:named|called)\s+[`'\"]([A-Za-z_]\w*)",
+        r"function\s+`([A-Za-z_]\w*)`",
+    ]
+    for pattern in patterns:
+        for name in re.findall(pattern, prompt):
+            if name not in skip:
+                return str(name)
+    return None
+
+
+def only_function(code: str | None) -> str | None:
+    """The one public top-level function `code` defines (besides `main`), if exactly one."""
+    if not code:
+        return None
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return None
+    names = [
+        n.name
+        for n in tree.body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and not n.name.startswith("_")
+        and n.name != "main"
+    ]
+    return names[0] if len(names) == 1 else None
+
+
+def _output_range(text: str) -> dict[str, Any]:
+    spec: dict[str, Any] = {}
+    lowered = text.lower()
+    if m := re.search(r"precision (?:to|of) (\d+) (?:digits|decimal)", lowered):
+        spec.setdefault("items", {})["decimals"] = int(m.group(1))
+    if "must be true" in lowered:
+        spec.update({"type": "bool", "one-of": [True]})
+    if "only return `true` or `false`" in lowered or "only return true or false" in lowered:
+        spec["type"] = "bool"
+    if m := re.search(r"range of (-?\d+(?:\.\d+)?) to (-?\d+(?:\.\d+)?)", lowered):
+        spec.update({"min": float(m.group(1)), "max": float(m.group(2))})
+    if m := re.search(r"size in \[(\d+),\s*(\d+)\]", lowered):
+        spec.update({"min-length": int(m.group(1)), "max-length": int(m.group(2))})
+    if not spec:
+        raise Unmapped(f"output range {text!r} is not one of the forms mapped to a value spec")
+    return spec
+
+
+@dataclass(frozen=True)
+class Record:
+    """What a mapper reads of a task record."""
+
+    kind: str
+    answer: str
+    parts: list[str]
+    prompt: str
+    has_tests: bool
+    entry: str | None
+
+
+def _interface(r: Record, out: Mapped) -> None:
+    function = r.parts[1]
+    if r.kind == "input_output_output_type":
+        out.constraints.append(
+            {"check": "signature", "function": function, "returns": _type(r.parts[2])}
+        )
+    elif r.kind == "input_output_output_order":
+        returns = f"tuple[{', '.join(_type_list(r.parts[2]))}]"
+        out.constraints.append({"check": "signature", "function": function, "returns": returns})
+    else:
+        types = _type_list(r.parts[2]) if r.kind.endswith("order") else [_type(r.parts[2])]
+        out.constraints.append({"check": "signature", "function": function, "param-types": types})
+
+
+def _output_range_check(r: Record, out: Mapped) -> None:
+    if not r.has_tests or r.entry is None:
+        raise Unmapped(
+            "an output range is judged on observed values: needs tests and a function to call"
+        )
+    spec = _output_range(";".join(r.parts[1:]))
+    if r.parts[1].lower() == "list" and "items" not in spec:
+        spec["type"] = "list"
+    out.constraints.append({"check": "values", "function": r.entry, "returns": spec})
+
+
+def _input_range(r: Record, out: Mapped) -> None:
+    raise Unmapped(
+        "an input range is a promise about callers; only the functional tests "
+        "judge how the code handles its inputs"
+    )
+
+
+def _language(r: Record, out: Mapped) -> None:
+    out.constraints.append({"check": "python-version", "version": "3.13"})
+
+
+def _version(r: Record, out: Mapped) -> None:
+    out.constraints.append({"check": "python-version", "version": r.parts[1]})
+
+
+def _advanced_syntax(r: Record, out: Mapped) -> None:
+    feature = r.parts[1].lower()
+    constructs = sorted({c for word, c in _SYNTAX if word in feature})
+    if not constructs:
+        raise Unmapped(f"syntax feature {r.parts[1]!r} is not a known construct")
+    out.constraints.append({"check": "construct", "require": constructs})
+
+
+def _function(r: Record, out: Mapped) -> None:
+    out.constraints.append({"check": "calls", "require": [r.parts[1]]})
+
+
+def _library(r: Record, out: Mapped) -> None:
+    out.constraints.append({"check": "imports", "require": [r.parts[1]]})
+
+
+def _framework(r: Record, out: Mapped) -> None:
+    name = r.parts[1].lower()
+    if name not in FRAMEWORKS:
+        raise Unmapped(f"framework {r.parts[1]!r} has no known defining pattern")
+    out.constraints.append({"check": "framework", "framework": name})
+
+
+def _structure(r: Record, out: Mapped) -> None:
+    options: dict[str, Any] = {"check": "data-structure", "type": r.parts[1]}
+    if r.kind == "data_structure_size":
+        options["max-size"] = int(r.parts[2])
+    elif r.kind == "data_structure_operation":
+        options["operations"] = [
+            o.strip(" '\"") for o in r.parts[2].strip("[]").split(",") if o.strip()
+        ]
+    out.constraints.append(options)
+
+
+def _algorithm(r: Record, out: Mapped) -> None:
+    technique = _ALGORITHMS.get(r.answer.strip().lower())
+    if technique is None:
+        raise Unmapped(f"algorithm {r.answer.strip()!r} is not recognisable from structure")
+    out.constraints.append({"check": "algorithm", "require": [technique]})
+
+
+def _complexity(r: Record, out: Mapped) -> None:
+    raise Unmapped("complexity is measured on growing inputs; the record gives no input generator")
+
+
+def _naming(r: Record, out: Mapped) -> None:
+    options: dict[str, Any] = {}
+    for pair in r.parts[1].split(","):
+        what, _, style = (x.strip() for x in pair.partition(":"))
+        if style in ("snake_case", "camelCase", "PascalCase", "UPPER_CASE"):
+            options[what] = style
+        else:
+            out.left_out.append(f"{what}: {style} is not a Python identifier style")
+    if not options:
+        raise Unmapped("no naming rule expressible for Python identifiers")
+    out.constraints.append({"check": "naming", **options})
+
+
+def _indentation(r: Record, out: Mapped) -> None:
+    indent, spacing = r.parts[1], (r.parts[2] if len(r.parts) > 2 else "")
+    if indent != "spaces:4":
+        raise Unmapped(f"indentation {indent!r}: ruff checks PEP 8's four spaces only")
+    select = ["E1", "W1"] + (["E2", "E3", "W2", "W3"] if spacing == "spacing" else [])
+    if spacing == "no spacing":
+        out.left_out.append("'no spacing' asks for the opposite of PEP 8; not checked")
+    out.constraints.append({"check": "ruff", "select": select, "preview": True})
+
+
+def _braces(r: Record, out: Mapped) -> None:
+    raise Unmapped("brace style does not apply to Python (blocks are indentation)")
+
+
+def _comments(r: Record, out: Mapped) -> None:
+    if "docstring" not in r.parts[1].lower():
+        raise Unmapped(f"comment style {r.parts[1]!r} has no ruff rule")
+    out.constraints.append(
+        {
+            "check": "ruff",
+            "select": ["D1", "D2", "D3"],
+            "convention": "pep257",
+            "ignore": ["D100", "D104", "D105", "D107"],
+        }
+    )
+
+
+def _declarations(r: Record, out: Mapped) -> None:
+    style = re.search(r"Declaration Style Type\*\*\s*:\s*(\w+)", r.answer)
+    target = _DECLARATIONS.get(style.group(1)) if style else None
+    if target is None:
+        raise Unmapped("declaration style not recognised")
+    out.constraints.append({"check": target[0], **target[1]})
+
+
+def _situation(r: Record, out: Mapped) -> None:
+    raise Unmapped("a scenario is judged by the functional tests only")
+
+
+def _context(r: Record, out: Mapped) -> None:
+    context = _code_blocks(r.answer)
+    if not context:
+        raise Unmapped("the record's context holds no Python")
+    out.constraints.append({"check": "context", "context": context})
+
+
+_MAPPERS: Final[dict[str, Callable[[Record, Mapped], None]]] = {
+    "input_output_input_type": _interface,
+    "input_output_input_order": _interface,
+    "input_output_output_type": _interface,
+    "input_output_output_order": _interface,
+    "input_output_output_range": _output_range_check,
+    "input_output_input_range": _input_range,
+    "syntax_language_type": _language,
+    "syntax_language_version": _version,
+    "syntax_advanced_syntax": _advanced_syntax,
+    "syntax_function": _function,
+    "syntax_library": _library,
+    "syntax_framework": _framework,
+    "data_structure_type": _structure,
+    "data_structure_size": _structure,
+    "data_structure_operation": _structure,
+    "algorithm_type": _algorithm,
+    "algorithm_time_complexity": _complexity,
+    "algorithm_space_complexity": _complexity,
+    "code_convention_naming_convention": _naming,
+    "code_convention_indentation_spacing": _indentation,
+    "code_convention_brace_block_formatting": _braces,
+    "code_convention_comment_formatting": _comments,
+    "code_convention_declaration_style": _declarations,
+    "non_functional_requirements": lambda r, out: _quality_from_prompt(r.prompt, out),
+    "situation": _situation,
+    "code_contextual": _context,
+    "example": lambda r, out: _exemplar(r.prompt, out),
+}
+
+
+def map_constraint(record: Mapping[str, Any], entry: str | None) -> Mapped:
+    """The checks for one task record (`entry`: the function its tests call, if known);
+    raises `Unmapped` with the reason when there is no deterministic check for it."""
+    kind = str(record["type_file"])
+    mapper = _MAPPERS.get(kind)
+    if mapper is None:
+        raise Unmapped(f"unknown type {kind!r}")
+    answer = str(record.get("answer") or "")
+    r = Record(
+        kind,
+        answer,
+        _parts(answer),
+        str(record.get("prompt", "")),
+        bool(record.get("tests")),
+        entry,
+    )
+    mapped = Mapped()
+    try:
+        mapper(r, mapped)
+    except (IndexError, ValueError):
+        raise Unmapped(f"the answer {answer[:80]!r} is not in the form {kind} uses") from None
+    return mapped
+
+
+#: Rules a code-quality prompt states in words -> the constraint that decides them.
+_QUALITY_RULES: Final[list[tuple[str, dict[str, Any]]]] = [
+    (r"snake_case", {"check": "naming", "function": "snake_case", "variable": "snake_case"}),
+    (r"async/await", {"check": "construct", "require": ["async-function", "await"]}),
+    (r"\buse generators\b", {"check": "construct", "require": ["generator"]}),
+    (r"avoid python loops", {"check": "construct", "forbid": ["loop"]}),
+    (r"\bflask\b", {"check": "framework", "framework": "flask"}),
+    (r"\bfastapi\b", {"check": "framework", "framework": "fastapi"}),
+]
+
+
+def _quality_from_prompt(prompt: str, mapped: Mapped) -> None:
+    """Code-quality records state their rules in the prompt only: the rules below are
+    recognised in its words; the rest of such a prompt is not decidable here."""
+    lowered = prompt.lower()
+    if m := re.search(
+        r"cyclomatic complexity (?:of |below |under |to )?(?:at most )?(\d+)", lowered
+    ):
+        mapped.constraints.append(
+            {"check": "ruff", "select": ["C901"], "max-complexity": int(m.group(1))}
+        )
+    if m := re.search(r"compatible with python (3\.\d+)", lowered):
+        mapped.constraints.append({"check": "python-version", "version": m.group(1)})
+    for pattern, constraint in _QUALITY_RULES:
+        if re.search(pattern, prompt, re.IGNORECASE):
+            mapped.constraints.append(dict(constraint))
+    if not mapped.constraints:
+        raise Unmapped("the prompt states no rule mapped to a check")
+    mapped.left_out.append("derived from the prompt's words; the rest of it is not decided here")
+
+
+def _exemplar(prompt: str, mapped: Mapped) -> None:
+    example = _code_blocks(prompt)
+    if not example:
+        raise Unmapped("the prompt holds no example code")
+    try:
+        defined = {n.name for n in ast.parse(example).body if isinstance(n, ast.FunctionDef)}
+    except SyntaxError:
+        raise Unmapped("the example code is not valid Python") from None
+    if not defined:
+        raise Unmapped("the example defines no function to imitate")
+    options: dict[str, Any] = {"check": "exemplar", "exemplar": example}
+    function = named_function(prompt, exclude=defined)
+    if function:
+        options["function"] = function
+    mapped.constraints.append(options)
+
+
+def _tests(record: Mapping[str, Any]) -> list[dict[str, Any]]:
+    cases = []
+    for test in record.get("tests") or []:
+        if not isinstance(test, dict) or not isinstance(test.get("input"), dict):
+            continue
+        case: dict[str, Any] = {
+            "input": {
+                "args": list(test["input"].get("args", [])),
+                "kwargs": dict(test["input"].get("kwargs", {})),
+            }
+        }
+        case["expected_output"] = test.get("expected_output")
+        if test.get("name"):
+            case = {"name": str(test["name"])[:200], **case}
+        cases.append(case)
+    return cases
+
+
+@dataclass
+class ImportResult:
+    """Task files written, and every record (or part) that was not mapped."""
+
+    files: list[Path] = field(default_factory=list)
+    tasks: int = 0
+    constraints: int = 0
+    unmapped: list[dict[str, str]] = field(default_factory=list)
+
+
+def _entry(record: Mapping[str, Any], code: str | None) -> str | None:
+    kind = str(record["type_file"])
+    if kind.startswith("input_output_") and kind != "input_output_output_range":
+        parts = _parts(str(record.get("answer", "")))
+        if len(parts) > 1:
+            return parts[1]
+    return named_function(str(record.get("prompt", ""))) or only_function(code)
+
+
+def build_task(
+    record: Mapping[str, Any], model: str, response: str
+) -> tuple[dict[str, Any], list[str]]:
+    """One task for one response; returns it and the notes on what was left out."""
+    code = _code_blocks(response)
+    entry = _entry(record, code)
+    notes: list[str] = []
+    key = str(record["key"])
+    category = CATEGORIES.get(str(record.get("category")), "Scenario")
+    task: dict[str, Any] = {
+        "id": re.sub(r"[^A-Za-z0-9_.\-]", "-", key),
+        "metadata": {
+            "benchmark": "MultiCodeIF",
+            "key": key,
+            "model": model,
+            "type_file": record.get("type_file"),
+            "category": category,
+            "answer": str(record.get("answer") or "")[:300],
+        },
+        "instruction": str(record.get("prompt", "")),
+        "response": response,
+    }
+    try:
+        mapped = map_constraint(record, entry)
+        notes.extend(mapped.left_out)
+        task["constraints"] = [
+            {"id": f"c{i}" if i else str(c["check"]), **c, "category": category}
+            for i, c in enumerate(mapped.constraints)
+        ]
+    except Unmapped as exc:
+        notes.append(str(exc))
+    tests = _tests(record)
+    if tests and entry:
+        task["entry-point"] = entry
+        task["tests"] = tests
+        task["timeout"] = 10
+    elif tests:
+        notes.append("tests not imported: neither the prompt nor the response names one function")
+    return task, notes
+
+
+def load_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Records of a JSON-lines file; a bad line is an error naming file and line."""
+    records = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise ValueError(f"{path}:{number}: not JSON: {exc}") from None
+        if not isinstance(record, dict):
+            raise ValueError(f"{path}:{number}: expected an object")
+        records.append(record)
+    return records
+
+
+def import_multicodeif(tasks_path: Path, responses: Iterable[Path], out: Path) -> ImportResult:
+    """Write one task file per responses file (per model) into `out`."""
+    records = {str(r["key"]): r for r in load_jsonl(tasks_path) if "key" in r}
+    result = ImportResult()
+    out.mkdir(parents=True, exist_ok=True)
+    for path in responses:
+        answers = load_jsonl(path)
+        tasks: list[dict[str, Any]] = []
+        model = path.stem
+        for number, answer in enumerate(answers, 1):
+            key = str(answer.get("key", ""))
+            model = str(answer.get("model") or model)
+            record = records.get(key)
+            if record is None:
+                result.unmapped.append(
+                    {
+                        "file": f"{path}:{number}",
+                        "key": key,
+                        "reason": "no task record with this key",
+                    }
+                )
+                continue
+            task, notes = build_task(record, model, str(answer.get("response") or ""))
+            if task.get("constraints") or task.get("tests"):
+                tasks.append(task)
+            else:
+                notes.append("task not written: nothing to check")
+            result.constraints += len(task.get("constraints", []))
+            result.unmapped.extend(
+                {
+                    "file": f"{path}:{number}",
+                    "key": key,
+                    "model": model,
+                    "type_file": str(record.get("type_file")),
+                    "reason": note,
+                }
+                for note in notes
+            )
+        name = re.sub(r"[^A-Za-z0-9_.\-]", "-", path.stem)
+        target = out / f"{name}.codeif.yaml"
+        header = (
+            f"Imported by `codeif import multicodeif` from {tasks_path.name} and "
+            f"{path.name}\n({len(tasks)} tasks). Regenerate rather than edit."
+        )
+        write_task_file(target, {"version": 1, "tasks": tasks}, header)
+        result.files.append(target)
+        result.tasks += len(tasks)
+    return result
