@@ -15,6 +15,7 @@ from pytest_codeif.checks.exemplar import ExemplarCheck
 from pytest_codeif.checks.framework import FrameworkCheck
 from pytest_codeif.checks.global_state import GlobalStateCheck
 from pytest_codeif.checks.imports import ImportsCheck
+from pytest_codeif.checks.interface_types import TypesCheck
 from pytest_codeif.checks.mypy_types import MypyCheck
 from pytest_codeif.checks.naming import NamingCheck
 from pytest_codeif.checks.python_version import PythonVersionCheck
@@ -39,6 +40,7 @@ BUILTIN_CHECKS: tuple[type[Check], ...] = (
     PythonVersionCheck,
     RuffCheck,
     SignatureCheck,
+    TypesCheck,
     ValuesCheck,
 )
 

@@ -104,7 +104,7 @@ class SignatureCheck(Check):
         def found(message: str) -> Finding:
             return Finding(message, _RULE, ref.module.relpath, ref.line)
 
-        params = _parameters(ref.node.params)
+        params = parameters(ref.node.params)
         names = [p.name.value for p in params]
         wanted = self.options.get("params")
         if wanted is not None and names != list(wanted):
@@ -175,7 +175,7 @@ def _annotation(
         yield found(f"parameter `{name}` of `{ref.qualname}` {got}, expected `{expected}`")
 
 
-def _parameters(params: cst.Parameters) -> list[cst.Param]:
+def parameters(params: cst.Parameters) -> list[cst.Param]:
     ordered = [*params.posonly_params, *params.params]
     if isinstance(params.star_arg, cst.Param):
         ordered.append(params.star_arg)

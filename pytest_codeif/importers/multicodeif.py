@@ -194,14 +194,14 @@ def _interface(r: Record, out: Mapped) -> None:
     function = r.parts[1]
     if r.kind == "input_output_output_type":
         out.constraints.append(
-            {"check": "signature", "function": function, "returns": _type(r.parts[2])}
+            {"check": "types", "function": function, "returns": _type(r.parts[2])}
         )
     elif r.kind == "input_output_output_order":
         returns = f"tuple[{', '.join(_type_list(r.parts[2]))}]"
-        out.constraints.append({"check": "signature", "function": function, "returns": returns})
+        out.constraints.append({"check": "types", "function": function, "returns": returns})
     else:
         types = _type_list(r.parts[2]) if r.kind.endswith("order") else [_type(r.parts[2])]
-        out.constraints.append({"check": "signature", "function": function, "param-types": types})
+        out.constraints.append({"check": "types", "function": function, "param-types": types})
 
 
 def _output_range_check(r: Record, out: Mapped) -> None:
