@@ -10,7 +10,7 @@ import libcst as cst
 
 from pytest_codeif.checks.base import Check, Finding, Sample
 from pytest_codeif.checks.construct import recursive_functions
-from pytest_codeif.checks.structure import scopes
+from pytest_codeif.checks.structure import code_of, scopes
 from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.engine.cst import ParsedModule
 
@@ -40,14 +40,8 @@ def _calls(places: Places, names: frozenset[str]) -> bool:
 
 
 def _container(node: cst.BaseExpression) -> str | None:
-    """`memo` for `memo[...]` / `self.memo[...]`."""
-    if isinstance(node, cst.Subscript):
-        node = node.value
-        if isinstance(node, cst.Name):
-            return node.value
-        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
-            return f"{node.value.value}.{node.attr.value}"
-    return None
+    """`memo` for `memo[...]`, `dp[i][j]`, and `self.memo` for `self.memo[...]`."""
+    return _root(node) if isinstance(node, cst.Subscript) else None
 
 
 def _stores(places: Places) -> list[tuple[str, cst.Assign]]:
@@ -102,19 +96,40 @@ def memoisation(ctx: CheckContext, places: Places) -> bool:
     return False
 
 
+def _entry_reads(module: ParsedModule, scope: cst.CSTNode, name: str) -> set[str]:
+    """Index texts (`[i - 1][w]`) of the entries of `name` read in `scope`
+    (subscripts and `name.get(key)`)."""
+    found: set[str] = set()
+    for node in module.walk(scope):
+        if isinstance(node, cst.Subscript) and _root(node) == name:
+            found.add(code_of(node)[len(name) :].replace(" ", ""))
+        elif (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "get"
+            and node.args
+            and code_of(node.func.value) == name
+        ):
+            found.add(f"[{code_of(node.args[0].value)}]".replace(" ", ""))
+    return found
+
+
 def dynamic_programming(ctx: CheckContext, places: Places) -> bool:
-    """Memoisation, or a table filled in a loop from its own earlier entries
-    (`dp[i] = dp[i - 1] + ...`, also 2-D `dp[i][j]`)."""
+    """Memoisation, or a table filled in a loop from its other entries (`dp[i][w] =
+    max(dp[i - 1][w], ...)`). Reading only the entry being written (`count[k] =
+    count.get(k, 0) + 1`) is tallying, not dynamic programming."""
     if memoisation(ctx, places):
         return True
     for module, node in _nodes(places):
-        if isinstance(node, _LOOPS):
-            for name, store in _stores([(module, node)]):
-                root = name.split("[")[0]
-                if _reads(module, store.value, root) or any(
-                    isinstance(n, cst.Subscript) and _root(n) == root
-                    for n in module.walk(store.value)
-                ):
+        if not isinstance(node, _LOOPS):
+            continue
+        for name, store in _stores([(module, node)]):
+            for target in store.targets:
+                written = code_of(target.target)[len(name) :].replace(" ", "")
+                reads = _entry_reads(module, node, name)
+                # Only reads of a prefix of the written index (dp[i] while writing
+                # dp[i][j]) are the entry itself.
+                if any(not written.startswith(r) for r in reads):
                     return True
     return False
 
@@ -360,6 +375,14 @@ class AlgorithmCheck(Check):
     }
     satisfied_by = (
         Sample(
+            "def knap(ws, vs, cap):\n    dp = [[0] * (cap + 1) for _ in ws + [0]]\n"
+            "    for i in range(1, len(ws) + 1):\n        for w in range(cap + 1):\n"
+            "            dp[i][w] = dp[i - 1][w]\n            if ws[i - 1] <= w:\n"
+            "                dp[i][w] = max(dp[i][w], dp[i - 1][w - ws[i - 1]] + vs[i - 1])\n"
+            "    return dp[-1][cap]\n",
+            {"require": ["dynamic-programming"]},
+        ),
+        Sample(
             "def lis(xs):\n    dp = [1] * len(xs)\n    for i in range(len(xs)):\n"
             "        for j in range(i):\n            if xs[j] < xs[i]:\n"
             "                dp[i] = max(dp[i], dp[j] + 1)\n    return max(dp, default=0)\n",
@@ -399,6 +422,11 @@ class AlgorithmCheck(Check):
             "def find(xs, x):\n    for i, v in enumerate(xs):\n        if v == x:\n"
             "            return i\n    return -1\n",
             {"require": ["binary-search"]},
+        ),
+        Sample(
+            "def tally(words):\n    count = {}\n    for w in words:\n"
+            "        count[w] = count.get(w, 0) + 1\n    return count\n",
+            {"require": ["dynamic-programming"]},
         ),
         Sample(
             "def walk(g, n, seen=None):\n    seen = seen or set()\n    seen.add(n)\n"

@@ -3,13 +3,16 @@ and with a stated size bound enforced."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, ClassVar, Final
 
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, Finding, Sample
+from pytest_codeif.checks.structure import code_of
 from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.engine.cst import ParsedModule
 
@@ -106,11 +109,40 @@ def _makes(module: ParsedModule, value: cst.CSTNode, kind: str) -> bool:
     return False
 
 
+@cache
+def api(kind: str) -> frozenset[str]:
+    """Public method names of the standard-library type `kind` (empty if unknown)."""
+    module_name, _, attr = kind.rpartition(".")
+    if module_name not in ("", "collections", "queue"):
+        return frozenset()
+    module = importlib.import_module(module_name or "builtins")
+    cls = getattr(module, attr, None)
+    if not isinstance(cls, type):
+        return frozenset()
+    return frozenset(n for n in dir(cls) if not n.startswith("_"))
+
+
+def _supplied(module: ParsedModule, kind: str) -> Iterator[Use]:
+    """Unannotated parameters the code uses through `kind`'s methods: the caller supplies
+    the structure (`def add(cart, item): cart.append(item)` uses a list)."""
+    methods = api(kind)
+    if not methods:
+        return
+    calls = [(r, m) for r, m, _ in _method_calls(module) if r and m in methods]
+    for node in module.walk():
+        if isinstance(node, cst.Param) and node.annotation is None:
+            name = node.name.value
+            if any(r == name for r, _ in calls):
+                yield Use(module, node, name)
+
+
 def uses(ctx: CheckContext, kind: str) -> list[Use]:
     """Every place `kind` is built or declared: literal, comprehension, constructor call,
-    annotation, subclass; with the variable it is assigned to."""
+    annotation, subclass, or an unannotated parameter used through its methods; with the
+    variable it is bound to."""
     found: list[Use] = []
     for module in ctx.modules():
+        found.extend(_supplied(module, kind))
         unpacking = _unpacking_targets(module) if kind == "tuple" else set()
         for node in module.walk():
             if kind == "heapq":
@@ -168,13 +200,36 @@ def _method_calls(module: ParsedModule) -> Iterator[tuple[str | None, str, cst.C
             yield _target_key(node.func.value), node.func.attr.value, node
 
 
+def _named_bounds(module: ParsedModule, limit: int) -> set[str]:
+    """Names that hold an integer of at most `limit`: `MAX = 500`, a parameter default
+    `max_size=500`, and `self.cap` assigned from either."""
+    names: set[str] = set()
+    for node in module.walk():
+        if isinstance(node, cst.Param) and node.default is not None:
+            if _int(node.default, limit) is not None:
+                names.add(node.name.value)
+        elif isinstance(node, cst.Assign) and _int(node.value, limit) is not None:
+            names.update(code_of(t.target) for t in node.targets)
+    for node in module.walk():  # `self.cap = cap` after `def __init__(self, cap=500)`
+        if isinstance(node, cst.Assign) and code_of(node.value) in names:
+            names.update(code_of(t.target) for t in node.targets)
+    return names
+
+
 def _bounds(module: ParsedModule, limit: int) -> Iterator[cst.CSTNode]:
     """Places that enforce a size bound of at most `limit`."""
+    named = _named_bounds(module, limit)
+
+    def bound(node: cst.BaseExpression) -> int | None:
+        if isinstance(node, (cst.Name, cst.Attribute)) and code_of(node) in named:
+            return limit
+        return _int(node, limit)
+
     for node in module.walk():
         if isinstance(node, cst.Call):
             for arg in node.args:
                 keyword = arg.keyword.value if arg.keyword else None
-                if keyword in ("maxlen", "maxsize") and _int(arg.value, limit) is not None:
+                if keyword in ("maxlen", "maxsize") and bound(arg.value) is not None:
                     yield node
         elif isinstance(node, cst.Comparison):
             sides = [node.left, *(c.comparator for c in node.comparisons)]
@@ -182,7 +237,7 @@ def _bounds(module: ParsedModule, limit: int) -> Iterator[cst.CSTNode]:
                 isinstance(s, cst.Call) and isinstance(s.func, cst.Name) and s.func.value == "len"
                 for s in sides
             )
-            numbers = [_int(s, limit) for s in sides]
+            numbers = [bound(s) for s in sides]
             if any(n is not None and (has_len or n == limit) for n in numbers):
                 yield node
 
@@ -202,7 +257,9 @@ class DataStructureCheck(Check):
     a structure, not only a result. Used means built or declared: a literal or
     comprehension (`[]`, `{}`, `{x}`, `(a, b)` but not an unpacking target), a constructor
     call resolved through imports (`deque()`, `collections.Counter(...)`), an annotation
-    (`def f(q: deque)`), a subclass, or for `heapq` a call of a heapq function. Names are
+    (`def f(q: deque)`), a subclass, for `heapq` a call of a heapq function, or an
+    unannotated parameter on which the code calls the type's methods (the caller supplies
+    the structure: `def add(cart, item): cart.append(item)` uses a list). Names are
     case-insensitive and a few common words are accepted (`map` is dict, `stack` is list,
     `heap` is heapq); a Counter/defaultdict/OrderedDict counts as a dict.
 
@@ -211,7 +268,10 @@ class DataStructureCheck(Check):
     (`heappush`). A size bound counts as enforced when the code states it: a bounded
     constructor (`deque(maxlen=N)`, `Queue(maxsize=N)`), or a comparison of `len(...)`
     with an integer of at most the bound, or a comparison with the bound itself
-    (`if n > 1000: raise`). What runs at run time is not measured.
+    (`if n > 1000: raise`); the integer may be a literal or a name holding one (a
+    constant, a parameter default, `self.cap` set from either). What runs at run time is
+    not measured, and a bound that is a capacity to reach ("handles up to 1000") rather
+    than a cap is not told apart.
 
     Options: `type` (required), `operations` (method names), `max-size` (an integer).
 
@@ -246,6 +306,11 @@ class DataStructureCheck(Check):
         ),
         Sample("def pairs():\n    return {k: 1 for k in 'ab'}\n", {"type": "dict"}),
         Sample(
+            "def check_in(bookings, name):\n    if bookings.get(name):\n"
+            "        return bookings.pop(name)\n    return None\n",
+            {"type": "dict", "operations": ["get", "pop"]},
+        ),
+        Sample(
             "import heapq\n\ndef top(xs):\n    h = []\n    heapq.heappush(h, 1)\n"
             "    return heapq.heappop(h)\n",
             {"type": "heapq", "operations": ["heappush", "heappop"]},
@@ -254,6 +319,11 @@ class DataStructureCheck(Check):
             "def add(cache, k, v):\n    if len(cache) >= 100:\n        cache.clear()\n"
             "    cache[k] = v\n\nCACHE = {}\n",
             {"type": "dict", "max-size": 100},
+        ),
+        Sample(
+            "from collections import deque\n\nclass Nav:\n    def __init__(self, cap=500):\n"
+            "        self.cap = cap\n        self.q = deque(maxlen=self.cap)\n",
+            {"type": "deque", "max-size": 500},
         ),
     )
     violated_by = (
