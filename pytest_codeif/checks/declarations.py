@@ -224,7 +224,11 @@ class DeclarationsCheck(Check):
                     annotated.add(small.target.value)
                 elif isinstance(small, cst.Assign):
                     for name in _assigned_names(small):
-                        if name.value not in annotated and not name.value.startswith("__"):
+                        if (
+                            name.value not in annotated
+                            and name.value.strip("_")
+                            and not name.value.startswith("__")
+                        ):
                             annotated.add(name.value)  # one finding per name
                             add(f"`{name.value}` is declared without a type annotation", small)
 

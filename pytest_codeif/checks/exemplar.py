@@ -95,11 +95,12 @@ class ExemplarCheck(Check):
 
     Why: "write `divide_numbers` the way `add_numbers` below is written" asks for the
     example's shape; the functional tests judge the result, this check the shape, in
-    the parts that are decidable: the same number of parameters; function and parameter
-    names in the example's convention (snake_case, camelCase, PascalCase, when the
-    example shows one); and when the example handles errors, a `try` that catches at
-    least the example's exception types, whose handlers end the same way (returning a
-    value, or raising).
+    the parts that are decidable: function and parameter names in the example's
+    convention (snake_case, camelCase, PascalCase, when the example shows one); and when
+    the example handles errors, a `try` that catches at least the example's exception
+    types, whose handlers end the same way (returning a value, or raising). The number
+    of parameters is not compared: a new function may need other inputs (on MultiCodeIF,
+    `fetch_user_details(user_id)` after `find_all_products()` is right).
 
     Options: `exemplar` (required, the example's Python source), `function` (the new
     function; default: the first function of the code that the example does not
@@ -143,7 +144,7 @@ class ExemplarCheck(Check):
     )
     violated_by = (
         Sample(
-            "def divideNumbers(a, b, c):\n    return float(a) / float(b)\n",
+            "def divideNumbers(a, b):\n    return float(a) / float(b)\n",
             {"exemplar": _EXAMPLE},
         ),
         Sample(
@@ -196,11 +197,6 @@ class ExemplarCheck(Check):
         shape = Shape.of(target.node, module.names)
         example = self.example.name.value
         found: list[str] = []
-        if len(shape.params) != len(self.shape.params):
-            found.append(
-                f"takes {len(shape.params)} parameters ({', '.join(shape.params)}); "
-                f"`{example}` takes {len(self.shape.params)}"
-            )
         for what, mine, theirs in [
             ("function name", [target.node.name.value], [example]),
             ("parameter names", list(shape.params), list(self.shape.params)),

@@ -96,6 +96,8 @@ class PythonVersionCheck(Check):
     }
     satisfied_by = (
         Sample("import math\n\ndef f(a, b):\n    return math.gcd(a, b)\n", {"version": "3.8"}),
+        # typeshed defines json.load in both branches of a version guard
+        Sample("import json, os\n\nos.makedirs('d')\njson.loads('1')\n", {"version": "3.10"}),
         Sample(
             "import tomllib\n\ndef f(x):\n    match x:\n        case 1:\n            return 1\n",
             {"version": "3.12"},

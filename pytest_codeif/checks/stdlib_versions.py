@@ -102,6 +102,16 @@ def _names(statement: cst.BaseStatement | cst.BaseSmallStatement) -> list[str]:
     return []
 
 
+def _narrow(span: Span, low: Version | None = None, high: Version | None = None) -> Span:
+    """`span` cut to versions from `low` and up to `high`."""
+    lo, hi = span
+    if low is not None:
+        lo = max(lo, low) if lo else low
+    if high is not None:
+        hi = min(hi, high) if hi else high
+    return lo, hi
+
+
 def _collect(
     body: Sequence[cst.BaseStatement],
     span: Span,
@@ -113,14 +123,17 @@ def _collect(
             if guard is None:
                 continue
             operator, version = guard
-            low, high = span
-            if operator == ">=":
-                inner: Span = (max(low or version, version), high)
-            else:  # `< (3, 12)`: last version with it is 3.11
-                last = (version[0], version[1] - 1)
-                inner = (low, min(high or last, last))
+            before = (version[0], version[1] - 1)  # `< (3, 12)`: the last version is 3.11
+            newer, older = _narrow(span, low=version), _narrow(span, high=before)
+            inner, other = (newer, older) if operator == ">=" else (older, newer)
             if isinstance(statement.body, cst.IndentedBlock):
                 _collect(statement.body.body, inner, out)
+            # The `else` (or `elif`) branch holds what the other versions have.
+            orelse = statement.orelse
+            if isinstance(orelse, cst.Else) and isinstance(orelse.body, cst.IndentedBlock):
+                _collect(orelse.body.body, other, out)
+            elif isinstance(orelse, cst.If):
+                _collect([orelse], other, out)
             continue
         for name in _names(statement):
             out.setdefault(name, []).append(span)

@@ -292,7 +292,9 @@ def _indentation(r: Record, out: Mapped) -> None:
     indent, spacing = r.parts[1], (r.parts[2] if len(r.parts) > 2 else "")
     if indent != "spaces:4":
         raise Unmapped(f"indentation {indent!r}: ruff checks PEP 8's four spaces only")
-    select = ["E1", "W1"] + (["E2", "E3", "W2", "W3"] if spacing == "spacing" else [])
+    # Indentation (E1, W191 tabs) and, for "spacing", whitespace around operators and
+    # commas (E2) and blank lines between definitions (E3); trailing whitespace is not asked.
+    select = ["E1", "W191"] + (["E2", "E3"] if spacing == "spacing" else [])
     if spacing == "no spacing":
         out.left_out.append("'no spacing' asks for the opposite of PEP 8; not checked")
     out.constraints.append({"check": "ruff", "select": select, "preview": True})
@@ -328,9 +330,11 @@ def _situation(r: Record, out: Mapped) -> None:
 
 
 def _context(r: Record, out: Mapped) -> None:
-    context = _code_blocks(r.answer)
+    # The prompt is the given code; the record's answer is a reference solution, which
+    # may add symbols of its own (a `Graph` class the context only uses).
+    context = _code_blocks(r.prompt)
     if not context:
-        raise Unmapped("the record's context holds no Python")
+        raise Unmapped("the record's prompt holds no Python context")
     out.constraints.append({"check": "context", "context": context})
 
 
