@@ -50,16 +50,37 @@ def top_level_signatures(tree: cst.Module) -> dict[str, list[str] | None]:
 _RULE = "context"
 
 
+def _used_names(ctx: CheckContext) -> set[str]:
+    """What the code calls: plain names (`read`, `Graph`) and, as `.name`, methods
+    (`graph.get_neighbors(...)` gives `.get_neighbors`)."""
+    used: set[str] = set()
+    for module in ctx.modules():
+        for _, method, node in call_sites(module, module.tree):
+            if method:
+                used.add(f".{method}")
+            elif isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+                used.add(node.func.value)
+            elif isinstance(node, cst.Decorator) and isinstance(node.decorator, cst.Name):
+                used.add(node.decorator.value)
+    return used
+
+
+def _is_used(symbol: str, used: set[str]) -> bool:
+    head, _, method = symbol.rpartition(".")
+    return f".{method}" in used if head else symbol in used
+
+
 class ContextCheck(Check):
     """Code written into a given context keeps the context's interface and reuses it.
 
     Why: "complete this module" or "build on these helpers" is not met by code that
-    renames, drops or rewrites what it was given. Two modes:
+    breaks or ignores what it was given. The code is read as an addition to the context
+    (a response may repeat the context or give only its new part). Two modes:
     `preserve` (default): every symbol of the context (its top-level functions, classes
-    and their methods, or the listed `symbols`) still exists in the code, defined with
-    the same parameters or imported; `reuse`: every listed symbol is called (or used as a
-    decorator) by the code and not defined again in it, so the code relies on the given
-    implementation instead of writing its own.
+    and their methods, or the listed `symbols`) that the code defines again keeps its
+    parameters, and the code defines or calls at least one of them; `reuse`: every
+    listed symbol is called (or used as a decorator) by the code and not defined again
+    in it, so the code relies on the given implementation instead of writing its own.
 
     Options: `context` (the given code, Python source), `symbols` (names, `Class.method`
     allowed; required without `context`), `mode` (`preserve` or `reuse`).
@@ -94,6 +115,10 @@ class ContextCheck(Check):
             {"context": "def read(path):\n    return open(path).read()\n"},
         ),
         Sample(
+            "def walk(graph, start):\n    return list(graph.get_neighbors(start))\n",
+            {"context": "class Graph:\n    def get_neighbors(self, node):\n        return []\n"},
+        ),
+        Sample(
             "from helpers import clean\n\ndef run(text):\n    return clean(text)\n",
             {"symbols": ["clean"], "mode": "reuse"},
         ),
@@ -101,6 +126,10 @@ class ContextCheck(Check):
     violated_by = (
         Sample(
             "def read(filename, mode):\n    return open(filename, mode).read()\n",
+            {"context": "def read(path):\n    return open(path).read()\n"},
+        ),
+        Sample(
+            "def words(path):\n    return open(path).read().split()\n",
             {"context": "def read(path):\n    return open(path).read()\n"},
         ),
         Sample(
@@ -129,44 +158,46 @@ class ContextCheck(Check):
         modules = ctx.modules()
         path = modules[0].relpath if modules else None
         defined: dict[str, list[str] | None] = {}
-        imported: set[str] = set()
         for module in modules:
             defined.update(top_level_signatures(module.tree))
-            imported.update(module.names.imports)
         if self.options.get("mode") == "reuse":
             return self._reuse(ctx, defined, path)
         findings: list[Finding] = []
         for name, params in self.symbols.items():
-            if name not in defined and name.split(".")[0] not in imported:
-                findings.append(Finding(f"`{name}` from the context is gone", _RULE, path, 1))
-            elif params is not None and defined.get(name, params) != params:
+            mine = defined.get(name)
+            if params is not None and mine is not None and mine != params:
                 findings.append(
                     Finding(
-                        f"`{name}` takes ({', '.join(defined[name] or [])}) instead of the "
+                        f"`{name}` takes ({', '.join(mine)}) instead of the "
                         f"context's ({', '.join(params)})",
                         _RULE,
                         path,
                         1,
                     )
                 )
+        used = _used_names(ctx)
+        if not any(n in defined or _is_used(n, used) for n in self.symbols):
+            findings.append(
+                Finding(
+                    "the code neither defines nor uses anything of the context "
+                    f"({', '.join(list(self.symbols)[:5])})",
+                    _RULE,
+                    path,
+                    1,
+                )
+            )
         return findings
 
     def _reuse(
         self, ctx: CheckContext, defined: Mapping[str, Any], path: str | None
     ) -> list[Finding]:
-        used: set[str] = set()
-        for module in ctx.modules():
-            for names, method, _ in call_sites(module, module.tree):
-                used.update(n.rsplit(".", 1)[-1] for n in names)
-                if method:
-                    used.add(method)
+        used = _used_names(ctx)
         findings: list[Finding] = []
         for name in self.symbols:
-            short = name.rsplit(".", 1)[-1]
             if name in defined:
                 findings.append(
                     Finding(f"`{name}` is defined again instead of reused", _RULE, path, 1)
                 )
-            elif short not in used:
+            elif not _is_used(name, used):
                 findings.append(Finding(f"`{name}` is never used", _RULE, path, 1))
         return findings

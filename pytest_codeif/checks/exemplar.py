@@ -104,7 +104,8 @@ class ExemplarCheck(Check):
 
     Options: `exemplar` (required, the example's Python source), `function` (the new
     function; default: the first function of the code that the example does not
-    define), `example-function` (default: the example's first function).
+    define), `example-function` (the example's function or method to follow; default:
+    its first).
 
     Example:
 
@@ -157,7 +158,14 @@ class ExemplarCheck(Check):
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         tree = parse_option_code(options["exemplar"], "exemplar")
-        defs = [s for s in tree.body if isinstance(s, cst.FunctionDef)]
+        order: list[cst.CSTNode] = []
+        stack: list[cst.CSTNode] = [tree]
+        while stack:
+            node = stack.pop()
+            order.append(node)
+            stack.extend(reversed(node.children))
+        # Methods count too: the example may be a test method of a TestCase.
+        defs = [n for n in order if isinstance(n, cst.FunctionDef)]
         wanted = options.get("example-function")
         chosen = [d for d in defs if wanted is None or d.name.value == wanted]
         if not chosen:
@@ -168,12 +176,6 @@ class ExemplarCheck(Check):
             )
         self.example = chosen[0]
         self.example_names = {d.name.value for d in defs}
-        order: list[cst.CSTNode] = []
-        stack: list[cst.CSTNode] = [tree]
-        while stack:
-            node = stack.pop()
-            order.append(node)
-            stack.extend(reversed(node.children))
         self.shape = Shape.of(self.example, NameResolver(order, []))
 
     def _target(self, ctx: CheckContext) -> FunctionRef | Finding:

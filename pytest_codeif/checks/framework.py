@@ -64,11 +64,15 @@ FRAMEWORKS: Final[dict[str, Framework]] = {
     "flask": Framework(
         ("flask",),
         subclass=("flask.views.*",),
+        call=("flask.Flask", "flask.Blueprint"),
         instances=("flask.Flask", "flask.Blueprint"),
         methods=_HTTP,
     ),
     "fastapi": Framework(
-        ("fastapi",), instances=("fastapi.FastAPI", "fastapi.APIRouter"), methods=_HTTP
+        ("fastapi",),
+        call=("fastapi.FastAPI", "fastapi.APIRouter"),
+        instances=("fastapi.FastAPI", "fastapi.APIRouter"),
+        methods=_HTTP,
     ),
     "django": Framework(
         ("django",),
@@ -175,10 +179,10 @@ class FrameworkCheck(Check):
     """The code is built on a framework: it imports it and writes its defining pattern.
 
     Why: "write it as a Flask app" is not met by `import flask` alone; the code must do
-    what makes it a Flask app (a view function registered with `@app.route`). Known
-    frameworks and their patterns: flask (`@app.route/get/post...` on a `Flask` or
-    `Blueprint` object, or a `flask.views` class), fastapi (the same on a `FastAPI` or
-    `APIRouter`), django (a subclass of a django class, `path(...)`, a django
+    what makes it a Flask app. Known frameworks and their patterns: flask (an app or
+    blueprint made, `Flask(...)`/`Blueprint(...)`, a view registered with
+    `@app.route/get/post...`, or a `flask.views` class), fastapi (the same with `FastAPI`
+    and `APIRouter`), django (a subclass of a django class, `path(...)`, a django
     decorator...), unittest (a `TestCase` subclass), pytest (fixtures, marks,
     `pytest.raises`), cement (an `App`/`Controller` subclass, `@ex`), cornice (a
     `Service` with views, `@resource`), pyramid (`Configurator`, `@view_config`),
@@ -237,7 +241,7 @@ class FrameworkCheck(Check):
     )
     violated_by = (
         Sample(
-            "import flask\n\ndef index():\n    return flask.escape('hi')\n",
+            "import flask\n\ndef index():\n    return flask.jsonify({'a': 1})\n",
             {"framework": "flask"},
         ),
         Sample("class T:\n    def test_a(self):\n        pass\n", {"framework": "unittest"}),

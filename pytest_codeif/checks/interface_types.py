@@ -63,14 +63,16 @@ class TypesCheck(Check):
     only from annotations (as MultiCodeIF's scripts do), correct code without annotations
     fails; so where a parameter or the return is annotated, the annotation decides (by
     meaning: `Tuple[Set[str], int]` is a `tuple[set, int]`), and where it is not, the
-    values seen when the task's call cases run decide: the arguments of every case that
-    returned (the function accepted them) and every returned value, with positions of a
-    tuple compared one by one and an int accepted as a float. A list argument says nothing
-    about tuple or set parameters (YAML has neither). With no annotation and nothing
-    observed the check is undecidable (`no-observations`).
+    values seen when the task's call cases run decide: a parameter takes a type when at
+    least one case passing such a value returned (tests pass wrong types on purpose, so
+    one bad argument proves nothing), and every returned value must be of the return
+    type, with positions of a tuple compared one by one and an int accepted as a float.
+    A list argument says nothing about tuple or set parameters (YAML has neither). With
+    no annotation and nothing observed the check is undecidable (`no-observations`).
 
     Options: `function` (required), `param-types` (the types of all parameters but
-    self/cls, in order), `returns` (the return type); at least one of the last two.
+    self/cls, in order), `param-type` (some parameter has this type), `returns` (the
+    return type); at least one of the last three.
 
     Example:
 
@@ -86,10 +88,15 @@ class TypesCheck(Check):
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "required": ["function"],
-        "anyOf": [{"required": ["param-types"]}, {"required": ["returns"]}],
+        "anyOf": [
+            {"required": ["param-types"]},
+            {"required": ["param-type"]},
+            {"required": ["returns"]},
+        ],
         "properties": {
             "function": {"type": "string", "minLength": 1},
             "param-types": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+            "param-type": {"type": "string"},
             "returns": {"type": "string"},
         },
         "additionalProperties": False,
@@ -106,6 +113,14 @@ class TypesCheck(Check):
             "    return set(), 0\n",
             {"function": "stats", "param-types": ["str"], "returns": "tuple[set, int]"},
         ),
+        Sample(
+            "def filter_data(records, criteria):\n    return [r for r in records if criteria]\n",
+            {"function": "filter_data", "param-type": "dict"},
+            calls=[
+                {"function": "filter_data", "args": [[{"a": 1}], {"a": 1}]},
+                {"function": "filter_data", "args": [[], 2.5]},
+            ],
+        ),
     )
     violated_by = (
         Sample(
@@ -121,11 +136,19 @@ class TypesCheck(Check):
             "def mean(xs, scale):\n    return sum(xs) * scale\n",
             {"function": "mean", "param-types": ["list"]},
         ),
+        Sample(
+            "def count(limit):\n    return list(range(int(limit)))\n",
+            {"function": "count", "param-type": "int"},
+            calls=[{"function": "count", "args": ["5"]}],
+        ),
     )
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         self.param_types = [normalize_annotation(t) for t in options.get("param-types", [])]
+        self.param_type = (
+            normalize_annotation(options["param-type"]) if "param-type" in options else None
+        )
         self.returns = normalize_annotation(options["returns"]) if "returns" in options else None
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
@@ -163,6 +186,8 @@ class TypesCheck(Check):
                     zip(params, self.param_types, strict=True)
                 ):
                     self._param(state, param, index, expected)
+        if self.param_type is not None:
+            self._any_param(state, params, self.param_type)
         if self.returns is not None:
             self._return(state, ref.node, self.returns)
         if unknown and not findings:
@@ -176,18 +201,16 @@ class TypesCheck(Check):
         ]
 
     @staticmethod
-    def _param(state: _State, param: cst.Param, index: int, expected: str) -> None:
-        observed, findings, unknown = state.observed, state.findings, state.unknown
+    def _judge_param(state: _State, param: cst.Param, index: int, expected: str) -> tuple[str, str]:
+        """("match" | "mismatch" | "unknown", why) for one parameter."""
         name = param.name.value
         if param.annotation is not None:
             actual = normalize_annotation(param.annotation.annotation)
-            if not type_matches(actual, expected):
-                findings.append(
-                    f"parameter `{name}` is annotated `{actual}`, expected `{expected}`"
-                )
-            return
+            if type_matches(actual, expected):
+                return "match", ""
+            return "mismatch", f"parameter `{name}` is annotated `{actual}`, expected `{expected}`"
         seen = []
-        for case, _ in observed():
+        for case, _ in state.observed():
             value = (
                 case.kwargs[name]
                 if name in case.kwargs
@@ -199,14 +222,34 @@ class TypesCheck(Check):
                 continue
             seen.append(value)
         if not seen:
-            unknown.append(f"parameter `{name}`")
+            return "unknown", f"parameter `{name}`"
+        # The tests choose the arguments (some on purpose of the wrong type): the function
+        # takes the type when at least one call with such a value returned.
+        if any(value_is(v, expected) for v in seen):
+            return "match", ""
+        kinds = sorted({type_name(v) for v in seen})
+        return "mismatch", (
+            f"parameter `{name}` (unannotated) returned only for {'/'.join(kinds)} "
+            f"arguments, never for `{expected}`"
+        )
+
+    def _param(self, state: _State, param: cst.Param, index: int, expected: str) -> None:
+        verdict, why = self._judge_param(state, param, index, expected)
+        if verdict == "mismatch":
+            state.findings.append(why)
+        elif verdict == "unknown":
+            state.unknown.append(why)
+
+    def _any_param(self, state: _State, params: list[cst.Param], expected: str) -> None:
+        judged = [self._judge_param(state, p, i, expected) for i, p in enumerate(params)]
+        if any(v == "match" for v, _ in judged):
             return
-        wrong = [v for v in seen if not value_is(v, expected)]
-        if wrong:
-            findings.append(
-                f"parameter `{name}` (unannotated) was called with a {type_name(wrong[0])}, "
-                f"expected `{expected}`"
-            )
+        unknown = [why for v, why in judged if v == "unknown"]
+        if unknown:
+            state.unknown.extend(unknown)
+        else:
+            shown = ", ".join(p.name.value for p in params) or "none"
+            state.findings.append(f"has no parameter of type `{expected}` (parameters: {shown})")
 
     @staticmethod
     def _return(state: _State, node: cst.FunctionDef, expected: str) -> None:

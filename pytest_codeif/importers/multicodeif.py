@@ -199,9 +199,13 @@ def _interface(r: Record, out: Mapped) -> None:
     elif r.kind == "input_output_output_order":
         returns = f"tuple[{', '.join(_type_list(r.parts[2]))}]"
         out.constraints.append({"check": "types", "function": function, "returns": returns})
-    else:
-        types = _type_list(r.parts[2]) if r.kind.endswith("order") else [_type(r.parts[2])]
+    elif r.kind.endswith("order"):
+        types = _type_list(r.parts[2])
         out.constraints.append({"check": "types", "function": function, "param-types": types})
+    else:  # "the input is a Map": one of the parameters
+        out.constraints.append(
+            {"check": "types", "function": function, "param-type": _type(r.parts[2])}
+        )
 
 
 def _output_range_check(r: Record, out: Mapped) -> None:
@@ -429,7 +433,7 @@ def _exemplar(prompt: str, mapped: Mapped) -> None:
     if not example:
         raise Unmapped("the prompt holds no example code")
     try:
-        defined = {n.name for n in ast.parse(example).body if isinstance(n, ast.FunctionDef)}
+        defined = {n.name for n in ast.walk(ast.parse(example)) if isinstance(n, ast.FunctionDef)}
     except SyntaxError:
         raise Unmapped("the example code is not valid Python") from None
     if not defined:
@@ -438,6 +442,10 @@ def _exemplar(prompt: str, mapped: Mapped) -> None:
     function = named_function(prompt, exclude=defined)
     if function:
         options["function"] = function
+    named = re.findall(r"`([A-Za-z_]\w*)\(", prompt)
+    example_function = next((n for n in named if n in defined), None)
+    if example_function:
+        options["example-function"] = example_function
     mapped.constraints.append(options)
 
 
