@@ -71,8 +71,9 @@ class TypesCheck(Check):
     no annotation and nothing observed the check is undecidable (`no-observations`).
 
     Options: `function` (required), `param-types` (the types of all parameters but
-    self/cls, in order), `param-type` (some parameter has this type), `returns` (the
-    return type); at least one of the last three.
+    self/cls, in order; with `param-match: in-order`, types that occur among the
+    parameters in this order, others allowed between), `param-type` (some parameter
+    has this type), `returns` (the return type); at least one of the last three.
 
     Example:
 
@@ -97,6 +98,7 @@ class TypesCheck(Check):
             "function": {"type": "string", "minLength": 1},
             "param-types": {"type": "array", "items": {"type": "string"}, "minItems": 1},
             "param-type": {"type": "string"},
+            "param-match": {"enum": ["exact", "in-order"]},
             "returns": {"type": "string"},
         },
         "additionalProperties": False,
@@ -112,6 +114,10 @@ class TypesCheck(Check):
             "from typing import Set, Tuple\n\ndef stats(log: str) -> Tuple[Set[str], int]:\n"
             "    return set(), 0\n",
             {"function": "stats", "param-types": ["str"], "returns": "tuple[set, int]"},
+        ),
+        Sample(
+            "def page(items: list, number: int, size: int) -> list:\n    return items\n",
+            {"function": "page", "param-types": ["int", "int"], "param-match": "in-order"},
         ),
         Sample(
             "def filter_data(records, criteria):\n    return [r for r in records if criteria]\n",
@@ -135,6 +141,10 @@ class TypesCheck(Check):
         Sample(
             "def mean(xs, scale):\n    return sum(xs) * scale\n",
             {"function": "mean", "param-types": ["list"]},
+        ),
+        Sample(
+            "def page(number: int, items: list) -> list:\n    return items\n",
+            {"function": "page", "param-types": ["int", "int"], "param-match": "in-order"},
         ),
         Sample(
             "def count(limit):\n    return list(range(int(limit)))\n",
@@ -174,7 +184,9 @@ class TypesCheck(Check):
             return cases
 
         state = _State(observed, findings, unknown)
-        if self.param_types:
+        if self.param_types and self.options.get("param-match") == "in-order":
+            self._in_order(state, params)
+        elif self.param_types:
             if len(params) != len(self.param_types):
                 shown = ", ".join(p.name.value for p in params)
                 findings.append(
@@ -239,6 +251,27 @@ class TypesCheck(Check):
             state.findings.append(why)
         elif verdict == "unknown":
             state.unknown.append(why)
+
+    def _in_order(self, state: _State, params: list[cst.Param]) -> None:
+        """The listed types occur among the parameters in this order (others may come
+        between): greedy matching, taking the first parameter that matches each type."""
+        start = 0
+        for expected in self.param_types:
+            for index in range(start, len(params)):
+                verdict, why = self._judge_param(state, params[index], index, expected)
+                if verdict == "unknown":
+                    state.unknown.append(why)
+                    return
+                if verdict == "match":
+                    start = index + 1
+                    break
+            else:
+                shown = ", ".join(p.name.value for p in params) or "none"
+                wanted = ", ".join(self.options["param-types"])
+                state.findings.append(
+                    f"has no parameters of types ({wanted}) in this order (parameters: {shown})"
+                )
+                return
 
     def _any_param(self, state: _State, params: list[cst.Param], expected: str) -> None:
         judged = [self._judge_param(state, p, i, expected) for i, p in enumerate(params)]

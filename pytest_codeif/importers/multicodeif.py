@@ -200,8 +200,17 @@ def _interface(r: Record, out: Mapped) -> None:
         returns = f"tuple[{', '.join(_type_list(r.parts[2]))}]"
         out.constraints.append({"check": "types", "function": function, "returns": returns})
     elif r.kind.endswith("order"):
+        # Records list the types the prompt stresses, not always every parameter
+        # ("a list of records and two integers" is recorded as [int,int]).
         types = _type_list(r.parts[2])
-        out.constraints.append({"check": "types", "function": function, "param-types": types})
+        out.constraints.append(
+            {
+                "check": "types",
+                "function": function,
+                "param-types": types,
+                "param-match": "in-order",
+            }
+        )
     else:  # "the input is a Map": one of the parameters
         out.constraints.append(
             {"check": "types", "function": function, "param-type": _type(r.parts[2])}
