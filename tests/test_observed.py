@@ -1,0 +1,82 @@
+"""Checks of observed values (`values`, `types`) read the task's functional run: they work
+when only they are selected, and their cached verdicts follow changes to the call cases."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+TASK = """
+tasks:
+  - id: avg
+    code: |
+      def average(xs):
+          return round(sum(xs) / len(xs), {digits})
+    entry-point: average
+    constraints:
+      - check: values
+        returns: {{type: float, decimals: 2}}
+      - check: types
+        function: average
+        param-types: [list]
+        returns: float
+    tests:
+      - args: [[1, 2, 4]]
+        expect: 2.33
+"""
+
+
+def statuses(pytester: pytest.Pytester) -> dict[str, str]:
+    report = json.loads((pytester.path / "r.json").read_text())
+    return {c["check"]: c["status"] for t in report["tasks"] for c in t["constraints"]}
+
+
+def test_selected_alone_they_still_observe(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".codeif.yaml", t=TASK.format(digits=3))
+    result = pytester.runpytest("--codeif", "-p", "no:cacheprovider", "-k", "values")
+    result.assert_outcomes(failed=1, deselected=2)
+    result.stdout.fnmatch_lines(["*t.codeif.yaml:*: [[]values[]] *has more than 2 decimal places*"])
+
+
+def cached(pytester: pytest.Pytester) -> list[bool]:
+    report = json.loads((pytester.path / "r.json").read_text())
+    return [c["cached"] for t in report["tasks"] for c in t["constraints"]]
+
+
+def test_verdicts_follow_the_call_cases(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".codeif.yaml", t=TASK.format(digits=2))
+    pytester.runpytest("--codeif", "--codeif-report=r.json").assert_outcomes(passed=3)
+    assert statuses(pytester) == {"values": "satisfied", "types": "satisfied"}
+    pytester.runpytest("--codeif", "--codeif-report=r.json")
+    assert cached(pytester) == [True, True]
+    # Other arguments: the function now returns 1.5 from ints; nothing may be reused.
+    pytester.makefile(".codeif.yaml", t=TASK.format(digits=2).replace("[[1, 2, 4]]", "[[1, 2]]"))
+    pytester.runpytest("--codeif", "--codeif-report=r.json")
+    assert cached(pytester) == [False, False]
+    assert statuses(pytester) == {"values": "satisfied", "types": "satisfied"}
+
+
+def test_unannotated_return_judged_by_what_it_returned(pytester: pytest.Pytester) -> None:
+    pytester.makefile(
+        ".codeif.yaml",
+        t="""
+tasks:
+  - id: stats
+    code: |
+      def stats(words):
+          return [len(words), set(words)]
+    constraints:
+      - check: types
+        function: stats
+        returns: tuple[int, set]
+    tests:
+      - function: stats
+        args: [[a, b]]
+        expect: [2, [a, b]]
+""",
+    )
+    result = pytester.runpytest("--codeif", "-p", "no:cacheprovider")
+    result.stdout.fnmatch_lines(
+        ["*returned a list (no return annotation), expected `tuple[[]int, set[]]`*"]
+    )
