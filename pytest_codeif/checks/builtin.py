@@ -7,6 +7,7 @@ import pytest
 from pytest_codeif.checks.algorithm import AlgorithmCheck
 from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.calls import CallsCheck
+from pytest_codeif.checks.complexity import ComplexityCheck
 from pytest_codeif.checks.construct import ConstructCheck
 from pytest_codeif.checks.context import ContextCheck
 from pytest_codeif.checks.data_structure import DataStructureCheck
@@ -27,6 +28,7 @@ from pytest_codeif.checks.values import ValuesCheck
 BUILTIN_CHECKS: tuple[type[Check], ...] = (
     AlgorithmCheck,
     CallsCheck,
+    ComplexityCheck,
     ConstructCheck,
     ContextCheck,
     DataStructureCheck,

@@ -9,6 +9,7 @@ from pytest_codeif.code.unit import CodeUnit
 from pytest_codeif.engine.cst import ParsedModule
 from pytest_codeif.engine.suppressions import MYPY_KINDS
 from pytest_codeif.engine.tools import MypyConfig, RuffConfig
+from pytest_codeif.functional.measure import Request, measure
 
 if TYPE_CHECKING:
     from pytest_codeif.engine.engine import Engine
@@ -39,6 +40,25 @@ class CheckContext:
         results = [c for c in outcome.cases if c.label in {k.label for k in self.task.calls}]
         by_label = {c.label: c for c in results}
         return [(case, by_label[case.label]) for case in self.task.calls if case.label in by_label]
+
+    def measure(self, request: Request) -> list[tuple[int, float]]:
+        """(size, cost) of running the code's function on growing inputs, sandboxed."""
+        if self.task is None:
+            raise Undecidable("checker-failure", "measurements need a task")
+        module = self.task.module or self.unit.main_module
+        if module is None:
+            raise Undecidable(
+                "invalid-task", "the project has several top-level modules; set the task's `module`"
+            )
+        engine = self._engine
+        return measure(
+            self.unit,
+            module,
+            request,
+            workdir=engine.workdir,
+            isolation=engine.isolation,
+            timeout=self.task.timeout,
+        )
 
     def ruff(self, config: RuffConfig) -> list[Finding]:
         """Ruff's findings for this unit, from the batched run for `config`."""

@@ -1,0 +1,92 @@
+"""Run a growth measurement (see `measure_harness.py`) in the sandbox and read it back."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from pytest_codeif.checks.base import Undecidable
+from pytest_codeif.code.unit import CodeUnit
+from pytest_codeif.sandbox.isolation import Isolation
+from pytest_codeif.sandbox.process import Limits, run_python
+
+HARNESS: Final = Path(__file__).with_name("measure_harness.py")
+
+
+@dataclass(frozen=True)
+class Request:
+    """What to measure: `function` of the unit's module on inputs from `input` (an
+    expression in `n`) at each of `sizes`; `measure` is "time" or "space"."""
+
+    function: str
+    input: str
+    sizes: tuple[int, ...]
+    measure: str
+
+
+def measure(
+    unit: CodeUnit,
+    module: str,
+    request: Request,
+    *,
+    workdir: Path,
+    isolation: Isolation,
+    timeout: float,
+) -> list[tuple[int, float]]:
+    """(size, cost) for each size; raises `Undecidable` when the run gives too little."""
+    base = workdir / "runs" / unit.key / f"measure-{request.measure}"
+    shutil.rmtree(base, ignore_errors=True)
+    code, io = base / "code", base / "io"
+    for source in unit.files:
+        target = code / source.relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(source.text, encoding="utf-8")
+    io.mkdir(parents=True)
+    payload = {
+        "root": str(code),
+        "module": module,
+        "function": request.function,
+        "input": request.input,
+        "sizes": list(request.sizes),
+        "measure": request.measure,
+    }
+    (io / "request.json").write_text(json.dumps(payload), encoding="utf-8")
+    run = run_python(
+        [str(HARNESS), "--channel", "{channel}"],
+        code,
+        io,
+        Limits(timeout=timeout),
+        isolation,
+        stdin=io / "request.json",
+    )
+    records: list[dict[str, Any]] = []
+    for line in run.channel.splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(record, dict):
+            records.append(record)
+    failed = next((r for r in records if "error" in r), None)
+    points = [
+        (int(r["size"]), float(r["value"]))
+        for r in records
+        if isinstance(r.get("size"), int) and isinstance(r.get("value"), (int, float))
+    ]
+    if len(points) >= 3 and (run.timed_out or failed):
+        return points  # the larger sizes did not finish: fit what was measured
+    if failed is not None:
+        where = f" at n={failed['size']}" if "size" in failed else ""
+        raise Undecidable("crash", f"measuring `{request.function}`{where}: {failed['error']}")
+    if run.timed_out:
+        raise Undecidable(
+            "timeout",
+            f"measuring `{request.function}` took over {timeout:g} s "
+            f"({len(points)} of {len(request.sizes)} sizes measured)",
+        )
+    if len(points) < len(request.sizes):
+        raise Undecidable("crash", f"the measurement ended early (exit code {run.returncode})")
+    return points
