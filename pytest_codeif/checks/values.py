@@ -6,11 +6,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from pytest_codeif.checks.base import Check, Finding, Sample, Undecidable
+from pytest_codeif.checks.signature import parameters
+from pytest_codeif.checks.structure import require_function
 from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.functional.plain import Unsupported, decode, show
+
+if TYPE_CHECKING:
+    from pytest_codeif.functional.run import CaseResult
+    from pytest_codeif.taskfile.model import CallCase
 
 _RULE = "values"
 TYPES: Final = ("str", "int", "float", "number", "bool", "list", "tuple", "dict", "set", "none")
@@ -120,7 +126,14 @@ class ValuesCheck(Check):
     raised are left to the functional item; with no returned value at all the check is
     undecidable (`no-observations`).
 
-    Options: `returns` (required, a spec), `function` (only cases calling it). A spec
+    Inputs: with `params` (parameter name to spec), every case whose arguments meet the
+    specs must return rather than raise (the function handles its whole stated range),
+    and with `reject-outside: true` every case with an argument outside its spec must
+    raise (the function validates its inputs). The arguments come from the task's cases,
+    so write cases inside and outside the range.
+
+    Options: `returns` (a spec) and/or `params` with `function`; `function` (only cases
+    calling it); `reject-outside` (bool). A spec
     has any of: `type` (str, int, float, number, bool, list, tuple, dict, set, none),
     `min`, `max`, `decimals` (at most this many decimal places), `min-length`,
     `max-length`, `pattern` (regex a string must match), `one-of` (allowed values), and
@@ -139,11 +152,26 @@ class ValuesCheck(Check):
     observes_calls = True
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
-        "required": ["returns"],
-        "properties": {"returns": SPEC, "function": {"type": "string", "minLength": 1}},
+        "anyOf": [{"required": ["returns"]}, {"required": ["params", "function"]}],
+        "properties": {
+            "returns": SPEC,
+            "params": {"type": "object", "additionalProperties": SPEC, "minProperties": 1},
+            "reject-outside": {"type": "boolean"},
+            "function": {"type": "string", "minLength": 1},
+        },
         "additionalProperties": False,
     }
     satisfied_by = (
+        Sample(
+            "def grade(score):\n    if not 0 <= score <= 100:\n        raise ValueError(score)\n"
+            "    return score // 10\n",
+            {
+                "function": "grade",
+                "params": {"score": {"type": "int", "min": 0, "max": 100}},
+                "reject-outside": True,
+            },
+            calls=[{"function": "grade", "args": [100]}, {"function": "grade", "args": [-5]}],
+        ),
         Sample(
             "def average(xs):\n    return round(sum(xs) / len(xs), 2)\n",
             {"returns": {"type": "float", "min": 0, "max": 100, "decimals": 2}},
@@ -161,6 +189,16 @@ class ValuesCheck(Check):
         ),
     )
     violated_by = (
+        Sample(
+            "def grade(score):\n    if score > 100:\n        raise ValueError('too high')\n"
+            "    return score // 10\n",
+            {
+                "function": "grade",
+                "params": {"score": {"min": 0, "max": 100}},
+                "reject-outside": True,
+            },
+            calls=[{"function": "grade", "args": [100]}, {"function": "grade", "args": [-5]}],
+        ),
         Sample(
             "def average(xs):\n    return sum(xs) / len(xs)\n",
             {"returns": {"type": "float", "decimals": 2}},
@@ -183,23 +221,55 @@ class ValuesCheck(Check):
         if not observed:
             scope = f" calling `{function}`" if function else ""
             raise Undecidable("invalid-task", f"the task has no call cases{scope} to observe")
-        returned = [(case, result) for case, result in observed if result.returned]
-        if not returned:
-            raise Undecidable(
-                "no-observations", "no call case returned a value (each raised or crashed)"
-            )
-        path = ctx.task.path.name if ctx.task else None
         findings: list[Finding] = []
-        for case, result in returned:
-            value = decode(result.value)
-            for problem in violations(value, self.options["returns"], "the result"):
-                findings.append(
-                    Finding(
-                        f"{case.label}: {problem}",
-                        _RULE,
-                        line=case.location.line,
-                        in_task_file=True,
-                    )
+        if "params" in self.options:
+            findings += self._inputs(ctx, observed)
+        if "returns" in self.options:
+            returned = [(case, result) for case, result in observed if result.returned]
+            if not returned:
+                raise Undecidable(
+                    "no-observations", "no call case returned a value (each raised or crashed)"
                 )
-        del path
+            findings += [
+                _at(case, problem)
+                for case, result in returned
+                for problem in violations(
+                    decode(result.value), self.options["returns"], "the result"
+                )
+            ]
         return findings
+
+    def _inputs(
+        self, ctx: CheckContext, observed: list[tuple[CallCase, CaseResult]]
+    ) -> list[Finding]:
+        """Cases whose arguments meet the specs must return; with `reject-outside`,
+        cases with an argument outside its spec must raise."""
+        ref = require_function(ctx, str(self.options.get("function")), _RULE)
+        if isinstance(ref, Finding):
+            return [ref]
+        names = [p.name.value for p in parameters(ref.node.params)]
+        names = [n for n in names if n not in ("self", "cls")]
+        findings: list[Finding] = []
+        for case, result in observed:
+            if not (result.returned or result.raised):
+                continue  # crashed or timed out: the functional item reports it
+            bound = dict(zip(names, case.args, strict=False)) | case.kwargs
+            outside = [
+                problem
+                for name, spec in self.options["params"].items()
+                if name in bound
+                for problem in violations(bound[name], spec, f"`{name}`")
+            ]
+            if not outside and result.raised:
+                raised = result.message.rsplit("raised ", 1)[-1]
+                findings.append(_at(case, f"the arguments are in range, but it raised {raised}"))
+            elif outside and self.options.get("reject-outside") and result.returned:
+                shown = show(decode(result.value), 60)
+                findings.append(
+                    _at(case, f"{outside[0]}, but it returned {shown} (expected it to raise)")
+                )
+        return findings
+
+
+def _at(case: CallCase, problem: str) -> Finding:
+    return Finding(f"{case.label}: {problem}", _RULE, line=case.location.line, in_task_file=True)

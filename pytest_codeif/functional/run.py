@@ -44,6 +44,7 @@ class CaseResult:
     #: JSON, decoded with `plain.decode`), kept for checks that judge observed values.
     value: Any = None
     returned: bool = False
+    raised: bool = False  # the call raised an exception (not a crash or a timeout)
 
 
 @dataclass(frozen=True)
@@ -205,8 +206,11 @@ def _run_calls(engine: Engine, task: Task, unit: CodeUnit) -> list[CaseResult]:
         else:
             status, message = _judge(case, record)
         returned = record is not None and "value" in record
+        raised = record is not None and "raised" in record
         value = record.get("value") if record is not None else None
-        results.append(CaseResult(case.label, status, message, case.location.line, value, returned))
+        results.append(
+            CaseResult(case.label, status, message, case.location.line, value, returned, raised)
+        )
     return results
 
 
