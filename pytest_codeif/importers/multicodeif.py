@@ -230,8 +230,8 @@ def _output_range_check(r: Record, out: Mapped) -> None:
 
 def _input_range(r: Record, out: Mapped) -> None:
     raise Unmapped(
-        "an input range is a promise about callers; only the functional tests "
-        "judge how the code handles its inputs"
+        "an input range is free text naming no parameter; write it as a `values` check "
+        "with `params` and cases inside and outside the range"
     )
 
 
