@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, Finding, Sample
-from pytest_codeif.checks.naming import named_things
+from pytest_codeif.checks.naming import follows, is_literal, named_things
 from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.engine.cst import ParsedModule
 
@@ -73,7 +73,8 @@ class DeclarationsCheck(Check):
     at the top of the function", "annotate every variable", "descriptive names", "class
     members in a fixed order") are structural and decidable. Each option is one rule:
     `constants-at-top` (module-level constants, names bound once to a literal, come before
-    any function, class or other statement; imports and the docstring may precede);
+    any function, class or other statement; imports and the docstring may precede; an
+    UPPER_CASE name bound to a literal inside a function is a misplaced constant);
     `variables-at-top` (in each function, every local variable is first assigned in the
     block of assignments that opens the body, after the docstring; loop and `with`
     targets are exempt); `annotated-variables` (every local and module variable is
@@ -127,6 +128,10 @@ class DeclarationsCheck(Check):
             {"constants-at-top": True},
         ),
         Sample(
+            "def check(name):\n    MAX_LENGTH = 20\n    return len(name) <= MAX_LENGTH\n",
+            {"constants-at-top": True},
+        ),
+        Sample(
             "def total(prices):\n    count = 0\n    for p in prices:\n        count += 1\n"
             "    average = sum(prices) / count\n    return average\n",
             {"variables-at-top": True},
@@ -175,6 +180,22 @@ class DeclarationsCheck(Check):
 
     @staticmethod
     def _constants_at_top(module: ParsedModule, add: Any) -> None:
+        # An UPPER_CASE name bound to a literal inside a function is a constant too.
+        for node in module.walk():
+            scope = module.scope_of(node)
+            if (
+                isinstance(scope, cst.FunctionDef)
+                and isinstance(node, (cst.Assign, cst.AnnAssign))
+                and node.value is not None
+                and is_literal(node.value)
+            ):
+                for name in _assigned_names(node):
+                    if follows(name.value, "UPPER_CASE") and name.value.strip("_").isupper():
+                        add(
+                            f"constant `{name.value}` is declared inside `{scope.name.value}`; "
+                            "constants go at the top of the file",
+                            node,
+                        )
         seen_other: cst.CSTNode | None = None
         for statement in module.tree.body:
             if _is_docstring(statement) or _simple(statement, (cst.Import, cst.ImportFrom)):

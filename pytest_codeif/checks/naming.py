@@ -48,15 +48,15 @@ def follows(name: str, rule: str | Mapping[str, str]) -> bool:
     return not core or CONVENTIONS[rule].fullmatch(core) is not None
 
 
-def _is_literal(node: cst.BaseExpression) -> bool:
+def is_literal(node: cst.BaseExpression) -> bool:
     if isinstance(node, _LITERALS):
         return True
     if isinstance(node, cst.Name):
         return node.value in ("True", "False", "None")
     if isinstance(node, cst.UnaryOperation):
-        return _is_literal(node.expression)
+        return is_literal(node.expression)
     if isinstance(node, cst.Tuple):
-        return all(isinstance(e, cst.Element) and _is_literal(e.value) for e in node.elements)
+        return all(isinstance(e, cst.Element) and is_literal(e.value) for e in node.elements)
     return False
 
 
@@ -125,7 +125,7 @@ def _constants(module: ParsedModule) -> set[int]:
             and isinstance(target, cst.Name)
             and isinstance(node, (cst.Assign, cst.AnnAssign))
             and node.value is not None
-            and _is_literal(node.value)
+            and is_literal(node.value)
         ):
             candidates.append(target)
         # A name rebound anywhere (even in a function, through `global`) is no constant.
