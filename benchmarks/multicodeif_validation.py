@@ -6,13 +6,17 @@ JSON report, beside the figures MultiCodeIF published. Verdicts are also written
 `verdicts.jsonl` in the output folder, one line per (model, task, constraint), for reading
 samples. Skips cleanly (exit 0) when the corpus is absent.
 
-Usage: python benchmarks/multicodeif_validation.py [--workers N] [--out DIR]
+With --self-repair, the feedback rounds R1-R4 (two models) run too, and satisfaction is
+printed per round beside the published improvement.
+
+Usage: python benchmarks/multicodeif_validation.py [--workers N] [--out DIR] [--self-repair]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -23,10 +27,13 @@ from typing import Any
 
 from pytest_codeif.importers.multicodeif import CATEGORIES, import_multicodeif
 
+ROUND = re.compile(r"R(\d)-")  # self_repair/R<k>-<model>.jsonl
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "multicodeif"
 #: What MultiCodeIF published (arXiv 2507.00699, all 14 languages, 10 of its 27 types
 #: judged by GPT-4o): average constraint satisfaction per model, where stated.
 PUBLISHED = {"claude-3-7-sonnet-20250219": 63.0, "Qwen3-1.7B": 44.8}
+#: ... and after four rounds of feedback (Claude-3-7-Sonnet).
+PUBLISHED_REPAIRED = {"claude-3-7-sonnet-20250219": 83.4}
 SHORT = {
     "claude-3-7-sonnet-20250219": "claude-3.7",
     "deepseek-v3-0324": "ds-v3",
@@ -37,9 +44,11 @@ SHORT = {
 }
 
 
-def run(corpus: Path, out: Path, workers: int) -> dict[str, Any]:
+def run(corpus: Path, out: Path, workers: int, self_repair: bool) -> dict[str, Any]:
     """Import the corpus into `out`, run pytest there, return the JSON report."""
     responses = sorted((corpus / "responses").glob("*.jsonl"))
+    if self_repair:
+        responses += sorted((corpus / "self_repair").glob("R*.jsonl"))
     result = import_multicodeif(corpus / "tasks.jsonl", responses, out / "tasks")
     print(
         f"imported {result.tasks} tasks, {result.constraints} constraints; "
@@ -65,6 +74,28 @@ def rate(counts: dict[str, int]) -> str:
     return f"{100 * counts.get('satisfied', 0) / total:5.1f}%" if total else "    -"
 
 
+def rounds(report: dict[str, Any]) -> None:
+    """SSR per feedback round (the responses file a task came from), per model."""
+    by_file: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for task in report["tasks"]:
+        source = task["metadata"].get("responses", "")
+        model = task["metadata"]["model"]
+        match = ROUND.match(source)
+        label = f"R{match.group(1)}" if match else "R0"
+        for outcome in task["constraints"]:
+            by_file[f"{model}|{label}"][outcome["status"]] += 1
+    models = sorted({key.split("|")[0] for key in by_file if not key.endswith("R0")})
+    if not models:
+        return
+    print("\nself-repair: satisfaction per feedback round (R0: the first answer)")
+    print(f"{'':26}" + "".join(f"{r:>8}" for r in ("R0", "R1", "R2", "R3", "R4")) + "   published")
+    for model in models:
+        cells = "".join(f"{rate(by_file[f'{model}|R{k}']):>8}" for k in range(5))
+        published = PUBLISHED_REPAIRED.get(model)
+        note = f"   {PUBLISHED[model]:.1f}% -> {published:.1f}%" if published else ""
+        print(f"{SHORT.get(model, model):26}{cells}{note}")
+
+
 def tables(report: dict[str, Any], out: Path) -> None:
     by_model: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     by_cell: dict[tuple[str, str], dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -74,6 +105,8 @@ def tables(report: dict[str, Any], out: Path) -> None:
     with (out / "verdicts.jsonl").open("w", encoding="utf-8") as verdicts:
         for task in report["tasks"]:
             meta = task["metadata"]
+            if ROUND.match(meta.get("responses", "")):
+                continue  # feedback rounds: shown by `rounds`
             model, category = meta["model"], meta["category"]
             statuses = []
             for outcome in task["constraints"]:
@@ -127,6 +160,8 @@ def tables(report: dict[str, Any], out: Path) -> None:
         )
     errors: dict[str, int] = defaultdict(int)
     for task in report["tasks"]:
+        if ROUND.match(task["metadata"].get("responses", "")):
+            continue
         for outcome in task["constraints"]:
             if outcome["status"] == "error":
                 errors[outcome["error_kind"]] += 1
@@ -139,16 +174,23 @@ def main() -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers (0: none)")
     parser.add_argument("--out", type=Path, help="keep task files, report and verdicts here")
+    parser.add_argument(
+        "--self-repair", action="store_true", help="also run the feedback rounds R1-R4"
+    )
     args = parser.parse_args()
     if not (args.corpus / "tasks.jsonl").is_file():
         print(f"skipped: the MultiCodeIF corpus is not at {args.corpus}")
         return 0
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        tables(run(args.corpus, args.out, args.workers), args.out)
+        report = run(args.corpus, args.out, args.workers, args.self_repair)
+        tables(report, args.out)
+        rounds(report)
     else:
         with tempfile.TemporaryDirectory(prefix="codeif-validation-") as tmp:
-            tables(run(args.corpus, Path(tmp), args.workers), Path(tmp))
+            report = run(args.corpus, Path(tmp), args.workers, args.self_repair)
+            tables(report, Path(tmp))
+            rounds(report)
     return 0
 
 

@@ -496,7 +496,7 @@ def _entry(record: Mapping[str, Any], code: str | None) -> str | None:
 
 
 def build_task(
-    record: Mapping[str, Any], model: str, response: str
+    record: Mapping[str, Any], model: str, response: str, source: str = ""
 ) -> tuple[dict[str, Any], list[str]]:
     """One task for one response; returns it and the notes on what was left out."""
     code = _code_blocks(response)
@@ -510,6 +510,7 @@ def build_task(
             "benchmark": "MultiCodeIF",
             "key": key,
             "model": model,
+            "responses": source,
             "type_file": record.get("type_file"),
             "category": category,
             "answer": str(record.get("answer") or "")[:300],
@@ -574,7 +575,7 @@ def import_multicodeif(tasks_path: Path, responses: Iterable[Path], out: Path) -
                     }
                 )
                 continue
-            task, notes = build_task(record, model, str(answer.get("response") or ""))
+            task, notes = build_task(record, model, str(answer.get("response") or ""), path.name)
             if task.get("constraints") or task.get("tests"):
                 tasks.append(task)
             else:
