@@ -13,7 +13,7 @@ from pytest_codeif.report.json_report import SCHEMA_PATH
 
 def test_examples_outcomes_and_summary(pytester: pytest.Pytester, examples: Path) -> None:
     result = pytester.runpytest("--codeif", "-p", "no:cacheprovider", "examples")
-    result.assert_outcomes(passed=11, failed=5)
+    result.assert_outcomes(passed=20, failed=10)
     result.stdout.fnmatch_lines(
         [
             "*fib-loop::recursive*",
@@ -23,10 +23,10 @@ def test_examples_outcomes_and_summary(pytester: pytest.Pytester, examples: Path
             "*= codeif: constraint satisfaction =*",
             "by check * satisfied * rate * violated * errors",
             "  calls * 1/2 * 50.0% * 1 * 0",
-            "  constraints * 8/13 * 61.5% * 5 * 0",
-            "  tasks: all constraints * 1/3 * 33.3% * 2 * 0",
-            "  tasks: strict (+ functional tests) * 1/3 * 33.3% * 2 * 0",
-            "  functional tests * 3/3 * 100.0% * 0 * 0",
+            "  constraints * 15/25 * 60.0% * 10 * 0",
+            "  tasks: all constraints * 2/5 * 40.0% * 3 * 0",
+            "  tasks: strict (+ functional tests) * 2/5 * 40.0% * 3 * 0",
+            "  functional tests * 5/5 * 100.0% * 0 * 0",
         ]
     )
     lines = result.outlines
@@ -64,7 +64,7 @@ def test_report_is_valid_and_joinable(pytester: pytest.Pytester, examples: Path)
     assert loop["recursive"]["evidence"][0]["line"] == 57
     assert loop["ruff"]["status"] == "satisfied"
     assert by_id["shop"]["functional"]["cases_passed"] == 3
-    assert report["summary"]["constraints"]["total"] == 13
+    assert report["summary"]["constraints"]["total"] == 25
 
 
 def test_junitxml_carries_evidence(pytester: pytest.Pytester, examples: Path) -> None:
