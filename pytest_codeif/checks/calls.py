@@ -47,7 +47,7 @@ def call_sites(
     function (an object whose type is not inferred). A bare decorator (`@lru_cache`) is a
     call of that name, so it counts.
     """
-    for node in module.walk(scope):
+    for node in module.nodes(cst.Call, cst.Decorator, within=scope):
         if isinstance(node, cst.Call):
             names = module.qualified(node.func)
             method = None

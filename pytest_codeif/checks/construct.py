@@ -204,6 +204,9 @@ class ConstructCheck(Check):
                 if function is None or r.node is places[0][1]
             ]
         found: list[tuple[ParsedModule, cst.CSTNode]] = []
+        if construct in NODE_CONSTRUCTS:
+            kinds = NODE_CONSTRUCTS[construct]
+            return [(m, node) for m, scope in places for node in m.nodes(*kinds, within=scope)]
         for module, scope in places:
             for node in module.walk(scope):
                 if construct == "async-function":

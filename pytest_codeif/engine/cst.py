@@ -6,8 +6,13 @@ needs only the tree pays only for the parse.
 
 from __future__ import annotations
 
+import dataclasses
+from bisect import bisect_left
+from collections import defaultdict
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, cast
 
 import libcst as cst
 from libcst import metadata
@@ -41,13 +46,18 @@ class ParsedModule:
         return self.source.relpath
 
     @cached_property
+    def _flat(self) -> _Flat:
+        return _flatten(self.tree)
+
+    @property
     def _preorder(self) -> tuple[list[cst.CSTNode], list[int], dict[int, int]]:
-        collector = _Preorder()
-        self.tree.visit(collector)
-        return collector.order, collector.ends, {id(n): i for i, n in enumerate(collector.order)}
+        flat = self._flat
+        return flat.order, flat.ends, flat.position
 
     def walk(self, node: cst.CSTNode | None = None) -> list[cst.CSTNode]:
-        """`node` (default: the module) and every node below it, in source order.
+        """`node` (default: the module) and every node below it, depth first (parents
+        before children, siblings in the order of libcst's fields, statements in source
+        order).
 
         The tree is flattened once per module: libcst's `children` property visits a
         node's fields each time it is read, which made repeated walks the main cost.
@@ -56,20 +66,34 @@ class ParsedModule:
         start = index.get(id(node if node is not None else self.tree), 0)
         return order[start : ends[start]]
 
+    def nodes(self, *types: type[cst.CSTNode], within: cst.CSTNode | None = None) -> list[Any]:
+        """The nodes of exactly these concrete types (below `within`, default the whole
+        module), depth first. Far cheaper than `isinstance` over `walk()`: libcst's node
+        classes are ABCs, whose instance checks cost a Python call each."""
+        flat = self._flat
+        lists = [flat.by_type.get(t, []) for t in types]
+        indexes = sorted(i for found in lists for i in found) if len(lists) > 1 else lists[0]
+        if within is not None:
+            start = flat.position.get(id(within), 0)
+            end = flat.ends[start]
+            indexes = indexes[bisect_left(indexes, start) : bisect_left(indexes, end)]
+        return [flat.order[i] for i in indexes]
+
     @cached_property
     def definitions(self) -> list[tuple[str, cst.FunctionDef | cst.ClassDef]]:
         """Every function and class with its qualified name (`A.m`, `f.<locals>.g`)."""
-        order, ends, _ = self._preorder
+        flat = self._flat
+        indexes = sorted(flat.by_type.get(cst.FunctionDef, []) + flat.by_type.get(cst.ClassDef, []))
         found: list[tuple[str, cst.FunctionDef | cst.ClassDef]] = []
         open_scopes: list[tuple[int, str]] = []  # (end of subtree, prefix inside it)
-        for i, node in enumerate(order):
+        for i in indexes:
+            node = cast("cst.FunctionDef | cst.ClassDef", flat.order[i])
             while open_scopes and i >= open_scopes[-1][0]:
                 open_scopes.pop()
-            if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-                qual = (open_scopes[-1][1] if open_scopes else "") + node.name.value
-                found.append((qual, node))
-                inner = ".<locals>." if isinstance(node, cst.FunctionDef) else "."
-                open_scopes.append((ends[i], qual + inner))
+            qual = (open_scopes[-1][1] if open_scopes else "") + node.name.value
+            found.append((qual, node))
+            inner = ".<locals>." if type(node) is cst.FunctionDef else "."
+            open_scopes.append((flat.ends[i], qual + inner))
         return found
 
     @cached_property
@@ -102,7 +126,7 @@ class ParsedModule:
 
     @cached_property
     def names(self) -> NameResolver:
-        return NameResolver(self.walk(), self.definitions)
+        return NameResolver(self.nodes(cst.Import, cst.ImportFrom), self.definitions)
 
     def line_of(self, node: cst.CSTNode) -> int:
         """1-based line of `node` in this file (costs a code generation pass the first
@@ -114,28 +138,62 @@ class ParsedModule:
         return self.names.qualified(node)
 
 
-class _Preorder(cst.CSTVisitor):
-    """Records nodes in preorder, and where each node's subtree ends."""
+@dataclass
+class _Flat:
+    """A module's nodes depth first, where each node's subtree ends, each node's index
+    (by id) and the indexes of each node type."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.order: list[cst.CSTNode] = []
-        self.ends: list[int] = []
-        self._open: list[int] = []
+    order: list[cst.CSTNode] = field(default_factory=list)
+    ends: list[int] = field(default_factory=list)
+    position: dict[int, int] = field(default_factory=dict)
+    by_type: defaultdict[type, list[int]] = field(default_factory=lambda: defaultdict(list))
 
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        self._open.append(len(self.order))
-        self.order.append(node)
-        self.ends.append(0)
-        return True
 
-    def on_leave(self, original_node: cst.CSTNode) -> None:
-        self.ends[self._open.pop()] = len(self.order)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_IS_NODE: dict[type, bool] = {}
 
-    # No per-attribute callbacks are needed; skipping libcst's lookups for them makes
-    # flattening ~40% cheaper (1.2 ms instead of 1.95 ms per MultiCodeIF module).
-    def on_visit_attribute(self, node: cst.CSTNode, attribute: str) -> None:
-        return None
 
-    def on_leave_attribute(self, original_node: cst.CSTNode, attribute: str) -> None:
-        return None
+def _flatten(root: cst.CSTNode) -> _Flat:
+    """Depth-first order without recursion (deep expressions must not hit the recursion
+    limit) and without libcst's visitor dispatch, which cost five times as much. A node's
+    children are read from its dataclass fields, in field order."""
+    flat = _Flat()
+    order, ends, by_type = flat.order, flat.ends, flat.by_type
+    fields, is_node = _FIELDS, _IS_NODE
+    stack: list[cst.CSTNode | int] = [root]  # an int -i-1 closes the subtree of node i
+    while stack:
+        node = stack.pop()
+        if isinstance(node, int):
+            ends[-node - 1] = len(order)
+            continue
+        index = len(order)
+        order.append(node)
+        ends.append(0)
+        kind = type(node)
+        by_type[kind].append(index)
+        stack.append(-index - 1)
+        names = fields.get(kind)
+        if names is None:
+            names = fields[kind] = tuple(f.name for f in dataclasses.fields(node))
+        children: list[cst.CSTNode] = []
+        for name in names:
+            value = getattr(node, name)
+            value_type = type(value)
+            if value_type is tuple or value_type is list:
+                for item in value:
+                    item_type = type(item)
+                    known = is_node.get(item_type)
+                    if known is None:
+                        known = is_node[item_type] = isinstance(item, cst.CSTNode)
+                    if known:
+                        children.append(item)
+            else:
+                known = is_node.get(value_type)
+                if known is None:
+                    known = is_node[value_type] = isinstance(value, cst.CSTNode)
+                if known:
+                    children.append(value)
+        children.reverse()
+        stack.extend(children)
+    flat.position = {id(n): i for i, n in enumerate(order)}
+    return flat

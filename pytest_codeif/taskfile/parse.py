@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.registry import CheckRegistry
 from pytest_codeif.errors import TaskFileError
 from pytest_codeif.taskfile.model import (
@@ -60,11 +62,12 @@ def parse_task_file(
     _raise_first(loaded, (), _FILE_SCHEMA, loaded.data)
     parsed = ParsedFile()
     seen: dict[str, int] = {}
+    built: dict[tuple[str, str], Check] = {}
     for index, raw in enumerate(loaded.data["tasks"]):
         label = raw.get("id") if isinstance(raw, Mapping) else None
         label = str(label) if isinstance(label, str) and label else f"tasks[{index}]"
         try:
-            task = _TaskBuilder(loaded, registry, index, root).build(raw)
+            task = _TaskBuilder(loaded, registry, index, root, built).build(raw)
             if task.id in seen:
                 raise TaskFileError(
                     loaded.location(("tasks", index, "id")),
@@ -90,8 +93,14 @@ class _TaskBuilder:
     """Builds one task from its validated mapping; every failure is a located error."""
 
     def __init__(
-        self, loaded: LoadedYaml, registry: CheckRegistry, index: int, root: Path | None
+        self,
+        loaded: LoadedYaml,
+        registry: CheckRegistry,
+        index: int,
+        root: Path | None,
+        built: dict[tuple[str, str], Check],
     ) -> None:
+        self.built = built
         self.loaded = loaded
         self.registry = registry
         self.root = root.resolve() if root is not None else None
@@ -193,19 +202,25 @@ class _TaskBuilder:
                 self.at("constraints", j, "check"),
                 f"unknown check {name!r}; {did}known checks: {known}",
             )
-        _raise_first(
-            self.loaded,
-            (*self.base, "constraints", j),
-            constraint_schema(check_cls.options_schema),
-            raw,
-        )
-        options = {k: v for k, v in raw.items() if k not in CONSTRAINT_KEYS}
-        try:
-            check = check_cls(options)
-        except (ValueError, TypeError) as exc:
-            raise TaskFileError(
-                self.at("constraints", j), f"invalid options for check {name!r}: {exc}"
-            ) from None
+        # Suites repeat the same constraint over thousands of tasks: a constraint already
+        # validated and built is reused (checks are immutable once built).
+        key = (name, json.dumps(raw, sort_keys=True, default=repr))
+        check = self.built.get(key)
+        if check is None:
+            _raise_first(
+                self.loaded,
+                (*self.base, "constraints", j),
+                constraint_schema(check_cls.options_schema),
+                raw,
+            )
+            options = {k: v for k, v in raw.items() if k not in CONSTRAINT_KEYS}
+            try:
+                check = check_cls(options)
+            except (ValueError, TypeError) as exc:
+                raise TaskFileError(
+                    self.at("constraints", j), f"invalid options for check {name!r}: {exc}"
+                ) from None
+            self.built[key] = check
         return ConstraintSpec(
             id=raw.get("id", name),
             check=check,
