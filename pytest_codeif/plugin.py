@@ -116,18 +116,54 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Plan tool batches for the selected items only, so -k and --lf pay for less."""
+    """Plan tool batches for the selected items only, so -k and --lf pay for less; a
+    pytest-xdist worker plans only the items it is given, as they arrive."""
     if not _enabled(session.config):
         return
-    from pytest_codeif.collect import ConstraintItem, FunctionalItem
+    from pytest_codeif.planning import is_xdist_worker, plan
     from pytest_codeif.state import get_state
 
     state = get_state(session.config)
-    for item in session.items:
-        if isinstance(item, ConstraintItem):
-            state.engine.plan(item.task, item.constraint)
-        elif isinstance(item, FunctionalItem):
-            state.pool.plan(item.task)
+    if is_xdist_worker(session.config):
+        from pytest_codeif.planning import own_share
+
+        share = own_share(session)
+        if share is not None:
+            plan(state, share)
+        state.plan_on_arrival = True  # items beyond the share (a crashed worker's)
+    else:
+        plan(state, session.items)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under --codeif, pytest-xdist's default distribution keeps each task on one worker."""
+    if not _enabled(config) or config.getoption("dist", None) != "load":
+        return None
+    from pytest_codeif.xdist_scheduling import TaskScheduling
+
+    return TaskScheduling(config, log)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """Tell each pytest-xdist worker that tasks are split by `TaskScheduling`."""
+    config = node.config
+    if _enabled(config) and config.getoption("dist", None) == "load":
+        node.workerinput["codeif_task_blocks"] = True
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if not _enabled(item.config):
+        return
+    from pytest_codeif.state import get_state
+
+    state = get_state(item.config)
+    if state.plan_on_arrival:
+        from pytest_codeif.planning import plan_on_arrival
+
+        plan_on_arrival(item, state)
 
 
 @pytest.hookimpl(wrapper=True)

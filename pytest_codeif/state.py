@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -22,6 +22,10 @@ class CodeifState:
     registry: CheckRegistry
     engine: Engine
     pool: FunctionalPool
+    #: Node ids whose tool runs are planned (see `planning.py`).
+    planned: set[str] = field(default_factory=set)
+    #: Plan as items arrive (a pytest-xdist worker) instead of all at collection.
+    plan_on_arrival: bool = False
 
 
 STATE_KEY = pytest.StashKey[CodeifState]()

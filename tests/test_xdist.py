@@ -47,3 +47,33 @@ def test_same_outcomes_summary_and_report_with_and_without_xdist(pytester: pytes
         assert outcomes == plain[0], label
         assert summary == plain[1], label
         assert report == plain[2], label
+
+
+def test_split_by_task_keeps_tasks_whole_and_blocks_even() -> None:
+    from pytest_codeif.xdist_scheduling import split_by_task
+
+    collection = [f"f.yaml::t{t}::c{c}" for t in range(10) for c in range(3)]
+    blocks = split_by_task(collection, 2)
+    assert [len(b) for b in blocks] == [15, 15]
+    for block in blocks:
+        tasks = {collection[i].rsplit("::", 1)[0] for i in block}
+        for other in blocks:
+            if other is not block:
+                assert not tasks & {collection[i].rsplit("::", 1)[0] for i in other}
+    assert split_by_task(collection[:3], 4) == [[0, 1, 2]]
+
+
+def test_each_task_runs_on_one_worker(pytester: pytest.Pytester) -> None:
+    shutil.copytree(EXAMPLES, pytester.path / "examples")
+    result = pytester.runpytest_subprocess(
+        "--codeif", "-p", "no:cacheprovider", "-n", "2", "-v", "examples"
+    )
+    workers: dict[str, set[str]] = {}
+    for line in result.outlines:
+        found = re.match(r"\[(gw\d+)\] .*? (examples/\S+?)::(\S+)\s*$", line)
+        if found:
+            task = found.group(2) + "::" + found.group(3).rsplit("::", 1)[0]
+            workers.setdefault(task, set()).add(found.group(1))
+    assert len(workers) == 5, result.outlines
+    assert all(len(ids) == 1 for ids in workers.values()), workers
+    assert {w for ids in workers.values() for w in ids} == {"gw0", "gw1"}
