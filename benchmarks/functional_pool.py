@@ -1,5 +1,6 @@
 """Functional tests run side by side: the same sandboxed runs with a pool of one
-process at a time (the baseline) and with the default pool (one per core).
+process at a time (the baseline) and with the default pool (one per core); then the same
+suite end to end with `pytest --codeif -n 0` (the baseline) and `-n 2`.
 
 Usage: python benchmarks/functional_pool.py [--tasks N]
 """
@@ -8,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -58,6 +61,17 @@ def timed(path: Path, size: int) -> float:
     return elapsed
 
 
+def end_to_end(folder: Path, workers: int) -> float:
+    cmd = [sys.executable, "-m", "pytest", "--codeif", "-q", "-p", "no:cacheprovider"]
+    cmd += ["-n", str(workers)]
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, check=False)
+    elapsed = time.perf_counter() - start
+    if done.returncode != 0:
+        raise SystemExit(f"pytest -n {workers} failed:\n{done.stdout[-2000:]}")
+    return elapsed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--tasks", type=int, default=60)
@@ -66,10 +80,13 @@ def main() -> None:
         path = make_tasks(Path(tmp), args.tasks)
         size = pool_size()
         one, many = timed(path, 1), timed(path, size)
+        n0, n2 = end_to_end(Path(tmp), 0), end_to_end(Path(tmp), 2)
     print(f"{args.tasks} tasks, sandbox {choose_isolation('auto').name}, {os.cpu_count()} cores")
     print(f"  pool of 1 (baseline): {one:.2f} s ({one / args.tasks * 1000:.0f} ms per task)")
     print(f"  pool of {size}:         {many:.2f} s")
     print(f"  speed-up: {one / many:.2f}x")
+    print(f"  pytest --codeif -n 0 (baseline): {n0:.2f} s")
+    print(f"  pytest --codeif -n 2:            {n2:.2f} s  ({n0 / n2:.2f}x)")
 
 
 if __name__ == "__main__":

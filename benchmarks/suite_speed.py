@@ -17,6 +17,7 @@ Usage: python benchmarks/suite_speed.py [--generated N] [--sample N]
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import json
 import resource
@@ -82,10 +83,21 @@ def pytest_run(folder: Path, *extra: str) -> float:
     return time.perf_counter() - start
 
 
+def _parses(code: str) -> bool:
+    try:
+        ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
 def floor(folder: Path, codes: list[str]) -> float:
     """One ruff run, one mypy run, one libcst parse per file."""
     units = folder / "floor"
     files = []
+    # Code that does not parse is decided without tools (as the plugin does); given to
+    # mypy it would stop the whole run at the first syntax error.
+    codes = [code for code in codes if _parses(code)]
     for i, code in enumerate(codes):
         target = units / f"u{i}" / "solution.py"
         target.parent.mkdir(parents=True)
@@ -140,6 +152,19 @@ def naive(folder: Path, codes: list[str], sample: int) -> float:
     return (time.perf_counter() - start) * len(codes) / len(chosen)
 
 
+def pytest_own_cost(folder: Path, items: int) -> float:
+    """pytest alone on as many trivial items as the suite has (no plugin work at all)."""
+    (folder / "own").mkdir()
+    (folder / "own" / "test_items.py").write_text(
+        f"import pytest\n\n@pytest.mark.parametrize('i', range({items}))\n"
+        "def test_item(i):\n    pass\n"
+    )
+    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_items.py"]
+    start = time.perf_counter()
+    subprocess.run(cmd, cwd=folder / "own", capture_output=True, check=False)
+    return time.perf_counter() - start
+
+
 def measure(name: str, codes: list[str], sample: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -150,11 +175,14 @@ def measure(name: str, codes: list[str], sample: int) -> None:
         warm = pytest_run(folder)
         collect = pytest_run(folder, "--collect-only")
         base = floor(folder, codes)
+        own = pytest_own_cost(folder, len(codes) * len(CONSTRAINTS))
         slow = naive(folder, codes, sample)
         shutil.rmtree(folder / "floor", ignore_errors=True)
     rows = [
         ("floor (one ruff, one mypy, one parse per file)", base, ""),
+        ("pytest alone, as many trivial items", own, ""),
         ("pytest --codeif, cold cache", cold, f"{cold / base:5.2f} x floor"),
+        ("  (floor + pytest alone)", base + own, f"cold = {cold / (base + own):4.2f} x this"),
         ("pytest --codeif, warm cache", warm, f"{warm / cold:5.2f} x cold"),
         ("pytest --codeif --collect-only", collect, f"warm = {warm / collect:4.2f} x this"),
         (f"naive: ruff + mypy per task ({sample} sampled)", slow, f"{slow / cold:5.1f} x cold"),
