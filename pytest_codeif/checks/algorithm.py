@@ -10,7 +10,7 @@ import libcst as cst
 
 from pytest_codeif.checks.base import Check, Finding, Sample
 from pytest_codeif.checks.construct import recursive_functions
-from pytest_codeif.checks.structure import code_of, scopes
+from pytest_codeif.checks.structure import code_of, require_forbid_schema, scopes
 from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.engine.cst import ParsedModule
 
@@ -361,18 +361,7 @@ class AlgorithmCheck(Check):
 
     name = "algorithm"
     category = "Algorithm"
-    _LIST: ClassVar[Mapping[str, Any]] = {
-        "type": "array",
-        "items": {"enum": list(ALGORITHMS)},
-        "minItems": 1,
-        "uniqueItems": True,
-    }
-    options_schema: ClassVar[Mapping[str, Any]] = {
-        "type": "object",
-        "anyOf": [{"required": ["require"]}, {"required": ["forbid"]}],
-        "properties": {"require": _LIST, "forbid": _LIST, "function": {"type": "string"}},
-        "additionalProperties": False,
-    }
+    options_schema: ClassVar[Mapping[str, Any]] = require_forbid_schema(list(ALGORITHMS))
     satisfied_by = (
         Sample(
             "def knap(ws, vs, cap):\n    dp = [[0] * (cap + 1) for _ in ws + [0]]\n"

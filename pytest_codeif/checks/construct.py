@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, Finding, Sample
-from pytest_codeif.checks.structure import FunctionRef, functions, scopes
+from pytest_codeif.checks.structure import FunctionRef, functions, require_forbid_schema, scopes
 from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.engine.cst import ParsedModule
 
@@ -41,7 +41,6 @@ NODE_CONSTRUCTS: Final[dict[str, tuple[type[cst.CSTNode], ...]]] = {
     "type-hint": (cst.Annotation,),
 }
 CONSTRUCTS: Final = ("recursion", "async-function", "dataclass", "unpacking", *NODE_CONSTRUCTS)
-_LIST = {"type": "array", "items": {"enum": list(CONSTRUCTS)}, "minItems": 1, "uniqueItems": True}
 
 
 def _callees(ref: FunctionRef, known: dict[str, FunctionRef]) -> set[str]:
@@ -118,12 +117,7 @@ class ConstructCheck(Check):
 
     name = "construct"
     category = "Algorithm"
-    options_schema: ClassVar[Mapping[str, Any]] = {
-        "type": "object",
-        "anyOf": [{"required": ["require"]}, {"required": ["forbid"]}],
-        "properties": {"require": _LIST, "forbid": _LIST, "function": {"type": "string"}},
-        "additionalProperties": False,
-    }
+    options_schema: ClassVar[Mapping[str, Any]] = require_forbid_schema(list(CONSTRUCTS))
     satisfied_by = (
         Sample(
             "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import libcst as cst
 
@@ -75,3 +76,14 @@ def scopes(
     if isinstance(found, Finding):
         return found
     return [(found.module, found.node)]
+
+
+def require_forbid_schema(names: list[str]) -> dict[str, Any]:
+    """Options `require`/`forbid` (lists of `names`, at least one) and `function`."""
+    listed = {"type": "array", "items": {"enum": names}, "minItems": 1, "uniqueItems": True}
+    return {
+        "type": "object",
+        "anyOf": [{"required": ["require"]}, {"required": ["forbid"]}],
+        "properties": {"require": listed, "forbid": listed, "function": {"type": "string"}},
+        "additionalProperties": False,
+    }

@@ -27,6 +27,19 @@ class Request:
     measure: str
 
 
+def run_folders(workdir: Path, unit: CodeUnit, name: str) -> tuple[Path, Path]:
+    """A fresh code folder (a copy of the unit) and an io folder for one sandboxed run."""
+    base = workdir / "runs" / unit.key / name
+    shutil.rmtree(base, ignore_errors=True)
+    code, io = base / "code", base / "io"
+    for source in unit.files:
+        target = code / source.relpath
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(source.text, encoding="utf-8")
+    io.mkdir(parents=True)
+    return code, io
+
+
 def measure(
     unit: CodeUnit,
     module: str,
@@ -37,14 +50,7 @@ def measure(
     timeout: float,
 ) -> list[tuple[int, float]]:
     """(size, cost) for each size; raises `Undecidable` when the run gives too little."""
-    base = workdir / "runs" / unit.key / f"measure-{request.measure}"
-    shutil.rmtree(base, ignore_errors=True)
-    code, io = base / "code", base / "io"
-    for source in unit.files:
-        target = code / source.relpath
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(source.text, encoding="utf-8")
-    io.mkdir(parents=True)
+    code, io = run_folders(workdir, unit, f"measure-{request.measure}")
     payload = {
         "root": str(code),
         "module": module,

@@ -22,6 +22,7 @@ from pytest_codeif.checks.base import ErrorKind, Undecidable
 from pytest_codeif.code.unit import CodeUnit
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.engine.verdict import Evidence, Verdict
+from pytest_codeif.functional.measure import run_folders
 from pytest_codeif.functional.plain import Unsupported, decode, plain_equal, show
 from pytest_codeif.sandbox.process import Limits, RunResult, run_python
 from pytest_codeif.taskfile.model import CallCase, PytestCase, Task
@@ -133,16 +134,7 @@ def _verdict(engine: Engine, task: Task, cases: list[CaseResult]) -> Verdict:
 
 
 def _scratch(engine: Engine, unit: CodeUnit, name: str) -> tuple[Path, Path]:
-    """A fresh code folder (a copy of the unit) and an io folder for one run."""
-    base = engine.workdir / "runs" / unit.key / name
-    shutil.rmtree(base, ignore_errors=True)
-    code, io = base / "code", base / "io"
-    for source in unit.files:
-        target = code / source.relpath
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(source.text, encoding="utf-8")
-    io.mkdir(parents=True)
-    return code, io
+    return run_folders(engine.workdir, unit, name)
 
 
 def _read_lines(text: str) -> list[dict[str, Any]]:
