@@ -20,6 +20,9 @@ from pytest_codeif.engine.tools import RuffConfig, ToolConfig
 
 _RULE = "python-version"
 RUFF_OLDEST: Final = (3, 7)
+#: The newest target ruff 0.17 accepts (its error lists py37 to py315); newer targets are
+#: judged against it, and the report says so.
+RUFF_NEWEST: Final = (3, 15)
 
 
 def _dotted(node: cst.BaseExpression) -> str:
@@ -75,8 +78,8 @@ class PythonVersionCheck(Check):
     methods of objects (`"ab".removeprefix`) are not judged, and typeshed keeps guards only
     for versions it still supports, so members added before about 3.9 pass unnoticed.
     Code the running Python cannot parse is undecidable (a syntax error) rather than judged.
-    ruff's oldest target is 3.7, so for older targets syntax is judged against 3.7 (the
-    report notes it).
+    ruff knows targets 3.7 to 3.15, so syntax for a target outside is judged against the
+    nearest of them (the report notes it).
 
     Options: `version` (required, e.g. "3.8").
 
@@ -119,7 +122,7 @@ class PythonVersionCheck(Check):
         major, minor = str(options["version"]).split(".")
         self.target: Version = (int(major), int(minor))
         # ruff's oldest target is 3.7: older targets get their syntax judged against 3.7.
-        self.syntax_target = max(self.target, RUFF_OLDEST)
+        self.syntax_target = min(max(self.target, RUFF_OLDEST), RUFF_NEWEST)
         # No rule selected: ruff then reports only syntax errors, which (the code having
         # parsed under the running Python) are the version-dependent ones.
         self.ruff = RuffConfig.from_mapping(
@@ -132,7 +135,7 @@ class PythonVersionCheck(Check):
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         if self.syntax_target != self.target:
             ctx.notes.append(
-                "syntax judged against Python {}.{}, the oldest version ruff knows".format(
+                "syntax judged against Python {}.{}, the nearest version ruff knows".format(
                     *self.syntax_target
                 )
             )
