@@ -4,6 +4,7 @@ its structure shows it."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
 import libcst as cst
@@ -16,6 +17,16 @@ from pytest_codeif.engine.cst import ParsedModule
 
 _RULE = "algorithm"
 Places = list[tuple[ParsedModule, cst.CSTNode]]
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where to look, and (found once per evaluation) which functions are recursive."""
+
+    places: Places
+    recursive: frozenset[int]  # ids of recursive FunctionDef nodes
+
+
 _MEMO_DECORATORS: Final = frozenset({"functools.lru_cache", "functools.cache"})
 _LOOPS = (cst.For, cst.While)
 
@@ -79,12 +90,13 @@ def _membership_tests(places: Places) -> set[str]:
     return found
 
 
-def memoisation(ctx: CheckContext, places: Places) -> bool:
+def memoisation(scope: Scope) -> bool:
     """`@lru_cache`/`@cache`, or a recursive function that looks results up in a
     container (`if n in memo` / `memo.get`) and stores them (`memo[n] = ...`)."""
+    places = scope.places
     if _calls(places, _MEMO_DECORATORS):
         return True
-    recursive = {id(r.node) for r in recursive_functions(ctx).values()}
+    recursive = scope.recursive
     looked_up = _membership_tests(places)
     for module, node in _nodes(places):
         if not (isinstance(node, cst.FunctionDef) and id(node) in recursive):
@@ -114,11 +126,12 @@ def _entry_reads(module: ParsedModule, scope: cst.CSTNode, name: str) -> set[str
     return found
 
 
-def dynamic_programming(ctx: CheckContext, places: Places) -> bool:
+def dynamic_programming(scope: Scope) -> bool:
     """Memoisation, or a table filled in a loop from its other entries (`dp[i][w] =
     max(dp[i - 1][w], ...)`). Reading only the entry being written (`count[k] =
     count.get(k, 0) + 1`) is tallying, not dynamic programming."""
-    if memoisation(ctx, places):
+    places = scope.places
+    if memoisation(scope):
         return True
     for module, node in _nodes(places):
         if not isinstance(node, _LOOPS):
@@ -155,8 +168,9 @@ def _halves(node: cst.CSTNode) -> bool:
     )
 
 
-def binary_search(ctx: CheckContext, places: Places) -> bool:
+def binary_search(scope: Scope) -> bool:
     """`bisect` functions, or a loop (or recursion) that halves a range around a midpoint."""
+    places = scope.places
     if _calls(
         places,
         frozenset(
@@ -174,7 +188,7 @@ def binary_search(ctx: CheckContext, places: Places) -> bool:
         ),
     ):
         return True
-    recursive = {id(r.node) for r in recursive_functions(ctx).values()}
+    recursive = scope.recursive
     for module, node in _nodes(places):
         if (
             isinstance(node, cst.While)
@@ -229,17 +243,19 @@ def _visits(module: ParsedModule, node: cst.CSTNode) -> bool:
     return False
 
 
-def bfs(ctx: CheckContext, places: Places) -> bool:
+def bfs(scope: Scope) -> bool:
     """A loop that takes nodes from a queue's front and records what it visited."""
+    places = scope.places
     return any(
         isinstance(node, cst.While) and _pops(module, node, True) and _visits(module, node)
         for module, node in _nodes(places)
     )
 
 
-def dfs(ctx: CheckContext, places: Places) -> bool:
+def dfs(scope: Scope) -> bool:
     """A recursive function that records visited nodes, or a loop over a stack."""
-    recursive = {id(r.node) for r in recursive_functions(ctx).values()}
+    places = scope.places
+    recursive = scope.recursive
     for module, node in _nodes(places):
         if isinstance(node, cst.FunctionDef) and id(node) in recursive and _visits(module, node):
             return True
@@ -279,18 +295,20 @@ def _swaps(places: Places) -> bool:
     return False
 
 
-def sorting(ctx: CheckContext, places: Places) -> bool:
+def sorting(scope: Scope) -> bool:
     """Sorts: `sorted()`, `.sort()`, `heapq.nsmallest/nlargest`, or a hand-written sort
     (element swaps in nested loops)."""
+    places = scope.places
     return _sorts(places) or _swaps(places)
 
 
-def greedy(ctx: CheckContext, places: Places) -> bool:
+def greedy(scope: Scope) -> bool:
     """Orders the candidates (sort or heap) and then decides in one pass: a loop that is
     not nested in another loop and does not backtrack (no recursion)."""
+    places = scope.places
     if not (_sorts(places) or _calls(places, frozenset({"heapq.heappop"}))):
         return False
-    recursive = {id(r.node) for r in recursive_functions(ctx).values()}
+    recursive = scope.recursive
     if any(id(scope) in recursive for _, scope in places):
         return False
     for module, node in _nodes(places):
@@ -301,24 +319,26 @@ def greedy(ctx: CheckContext, places: Places) -> bool:
     return False
 
 
-def iteration_only(ctx: CheckContext, places: Places) -> bool:
+def iteration_only(scope: Scope) -> bool:
     """Loops, and no recursion."""
-    recursive = {id(r.node) for r in recursive_functions(ctx).values()}
+    places = scope.places
+    recursive = scope.recursive
     loops = any(isinstance(node, _LOOPS) for _, node in _nodes(places))
     return loops and not any(
         isinstance(node, cst.FunctionDef) and id(node) in recursive for _, node in _nodes(places)
     )
 
 
-def recursion(ctx: CheckContext, places: Places) -> bool:
+def recursion(scope: Scope) -> bool:
     """A function that calls itself, directly or through others."""
-    recursive = {id(r.node) for r in recursive_functions(ctx).values()}
+    places = scope.places
+    recursive = scope.recursive
     return any(
         isinstance(node, cst.FunctionDef) and id(node) in recursive for _, node in _nodes(places)
     )
 
 
-ALGORITHMS: Final[dict[str, Callable[[CheckContext, Places], bool]]] = {
+ALGORITHMS: Final[dict[str, Callable[[Scope], bool]]] = {
     "recursion": recursion,
     "iteration-only": iteration_only,
     "memoisation": memoisation,
@@ -430,17 +450,19 @@ class AlgorithmCheck(Check):
         places = scopes(ctx, function, _RULE)
         if isinstance(places, Finding):
             return [places]
+        recursive = frozenset(id(r.node) for r in recursive_functions(ctx).values())
+        scope = Scope(places, recursive)
         module, node = places[0]
         line = module.line_of(node) if function else 1
         where = f"`{function}`" if function else "the code"
         findings = [
             Finding(f"{where} shows no {name}, which is required", _RULE, module.relpath, line)
             for name in self.options.get("require", [])
-            if not ALGORITHMS[name](ctx, places)
+            if not ALGORITHMS[name](scope)
         ]
         findings += [
             Finding(f"{where} uses {name}, which is forbidden", _RULE, module.relpath, line)
             for name in self.options.get("forbid", [])
-            if ALGORITHMS[name](ctx, places)
+            if ALGORITHMS[name](scope)
         ]
         return findings

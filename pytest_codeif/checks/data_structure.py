@@ -186,17 +186,13 @@ def uses(ctx: CheckContext, kind: str) -> list[Use]:
 
 def _unpacking_targets(module: ParsedModule) -> set[int]:
     """Unpacking targets (`a, b = ...`, `for k, v in ...`) build no tuple."""
-    return {
-        id(node.target)
-        for node in module.walk()
-        if isinstance(node, (cst.AssignTarget, cst.For, cst.CompFor))
-    }
+    return {id(node.target) for node in module.nodes(cst.AssignTarget, cst.For, cst.CompFor)}
 
 
 def _method_calls(module: ParsedModule) -> Iterator[tuple[str | None, str, cst.Call]]:
     """(receiver variable, method name, node) of every `x.m(...)` call."""
-    for node in module.walk():
-        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+    for node in module.nodes(cst.Call):
+        if isinstance(node.func, cst.Attribute):
             yield _target_key(node.func.value), node.func.attr.value, node
 
 

@@ -164,19 +164,25 @@ class DeclarationsCheck(Check):
             if self.options.get("annotated-variables"):
                 self._annotated(module, functions, add)
             if "min-name-length" in self.options:
-                limit = int(self.options["min-name-length"])
-                for kind, name in named_things(module):
-                    if kind in ("function", "method", "argument", "variable", "constant") and (
-                        len(name.value) < limit and name.value != "_"
-                    ):
-                        parent = _loop_variable(module, name)
-                        if not parent:
-                            add(f"{kind} `{name.value}` is shorter than {limit} characters", name)
+                self._short_names(module, int(self.options["min-name-length"]), add)
             if self.options.get("ordered-class-members"):
                 for node in module.walk():
                     if isinstance(node, cst.ClassDef):
                         self._ordered(node, add)
         return findings
+
+    @staticmethod
+    def _short_names(module: ParsedModule, limit: int, add: Any) -> None:
+        loop_names = _loop_variables(module)
+        judged = ("function", "method", "argument", "variable", "constant")
+        for kind, name in named_things(module):
+            if (
+                kind in judged
+                and len(name.value) < limit
+                and name.value != "_"
+                and id(name) not in loop_names
+            ):
+                add(f"{kind} `{name.value}` is shorter than {limit} characters", name)
 
     @staticmethod
     def _constants_at_top(module: ParsedModule, add: Any) -> None:
@@ -281,9 +287,11 @@ def named_things_in(module: ParsedModule, statement: cst.CSTNode) -> list[tuple[
     return [(k, n) for k, n in named_things(module) if id(n) in inside]
 
 
-def _loop_variable(module: ParsedModule, name: cst.Name) -> bool:
-    return any(
-        isinstance(node, (cst.For, cst.CompFor))
-        and any(n is name for n in module.walk(node.target))
-        for node in module.walk()
-    )
+def _loop_variables(module: ParsedModule) -> set[int]:
+    """Ids of the names bound by `for` loops and comprehensions (exempt from length)."""
+    return {
+        id(n)
+        for loop in module.nodes(cst.For, cst.CompFor)
+        for n in module.walk(loop.target)
+        if isinstance(n, cst.Name)
+    }

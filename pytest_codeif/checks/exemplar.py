@@ -14,7 +14,7 @@ from pytest_codeif.checks.context import parse_option_code
 from pytest_codeif.checks.naming import follows
 from pytest_codeif.checks.structure import FunctionRef, find_function, functions
 from pytest_codeif.engine.context import CheckContext
-from pytest_codeif.engine.cst import ParsedModule
+from pytest_codeif.engine.cst import ParsedModule, all_nodes
 from pytest_codeif.engine.names import NameResolver
 
 _RULE = "exemplar"
@@ -158,12 +158,7 @@ class ExemplarCheck(Check):
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         tree = parse_option_code(options["exemplar"], "exemplar")
-        order: list[cst.CSTNode] = []
-        stack: list[cst.CSTNode] = [tree]
-        while stack:
-            node = stack.pop()
-            order.append(node)
-            stack.extend(reversed(node.children))
+        order = all_nodes(tree)
         # Methods count too: the example may be a test method of a TestCase.
         defs = [n for n in order if isinstance(n, cst.FunctionDef)]
         wanted = options.get("example-function")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, ClassVar
 
 import libcst as cst
@@ -168,20 +169,17 @@ class TypesCheck(Check):
         params = [p for p in parameters(ref.node.params) if p.name.value not in ("self", "cls")]
         findings: list[str] = []
         unknown: list[str] = []
-        cases = None
 
+        @cache  # the functional run is read only if an unannotated type needs it
         def observed() -> list[tuple[Any, Any]]:
-            nonlocal cases
-            if cases is None:
-                try:
-                    cases = [
-                        (case, decode(result.value))
-                        for case, result in ctx.observed()
-                        if result.returned and case.function == ref.node.name.value
-                    ]
-                except Undecidable:
-                    cases = []
-            return cases
+            try:
+                return [
+                    (case, decode(result.value))
+                    for case, result in ctx.observed()
+                    if result.returned and case.function == ref.node.name.value
+                ]
+            except Undecidable:
+                return []
 
         state = _State(observed, findings, unknown)
         if self.param_types and self.options.get("param-match") == "in-order":

@@ -153,6 +153,12 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 _IS_NODE: dict[type, bool] = {}
 
 
+def all_nodes(root: cst.CSTNode) -> list[cst.CSTNode]:
+    """`root` and every node below it, depth first (for trees outside a `ParsedModule`,
+    such as code given in a task's options)."""
+    return _flatten(root).order
+
+
 def _flatten(root: cst.CSTNode) -> _Flat:
     """Depth-first order without recursion (deep expressions must not hit the recursion
     limit) and without libcst's visitor dispatch, which cost five times as much. A node's

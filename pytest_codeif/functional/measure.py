@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 from pytest_codeif.checks.base import Undecidable
 from pytest_codeif.code.unit import CodeUnit
+from pytest_codeif.functional.folders import run_folders
 from pytest_codeif.sandbox.isolation import Isolation
 from pytest_codeif.sandbox.process import Limits, run_python
 
@@ -25,19 +25,6 @@ class Request:
     input: str
     sizes: tuple[int, ...]
     measure: str
-
-
-def run_folders(workdir: Path, unit: CodeUnit, name: str) -> tuple[Path, Path]:
-    """A fresh code folder (a copy of the unit) and an io folder for one sandboxed run."""
-    base = workdir / "runs" / unit.key / name
-    shutil.rmtree(base, ignore_errors=True)
-    code, io = base / "code", base / "io"
-    for source in unit.files:
-        target = code / source.relpath
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(source.text, encoding="utf-8")
-    io.mkdir(parents=True)
-    return code, io
 
 
 def measure(

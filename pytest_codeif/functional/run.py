@@ -22,7 +22,7 @@ from pytest_codeif.checks.base import ErrorKind, Undecidable
 from pytest_codeif.code.unit import CodeUnit
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.engine.verdict import Evidence, Verdict
-from pytest_codeif.functional.measure import run_folders
+from pytest_codeif.functional.folders import run_folders
 from pytest_codeif.functional.plain import Unsupported, decode, plain_equal, show
 from pytest_codeif.sandbox.process import Limits, RunResult, run_python
 from pytest_codeif.taskfile.model import CallCase, PytestCase, Task
@@ -133,10 +133,6 @@ def _verdict(engine: Engine, task: Task, cases: list[CaseResult]) -> Verdict:
     return Verdict("satisfied")
 
 
-def _scratch(engine: Engine, unit: CodeUnit, name: str) -> tuple[Path, Path]:
-    return run_folders(engine.workdir, unit, name)
-
-
 def _read_lines(text: str) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
     for line in text.splitlines()[:MAX_RESULT_LINES]:
@@ -165,7 +161,7 @@ def _run_calls(engine: Engine, task: Task, unit: CodeUnit) -> list[CaseResult]:
     if module is None:
         message = "the project has several top-level modules; set the task's `module`"
         return [CaseResult(label, "error", message, line) for label, line in labels]
-    code, io = _scratch(engine, unit, "calls")
+    code, io = run_folders(engine.workdir, unit, "calls")
     request = {
         "root": str(code),
         "module": module,
@@ -251,7 +247,7 @@ def expected_test_names(path: Path) -> list[str]:
 def _run_pytest_file(
     engine: Engine, task: Task, unit: CodeUnit, case: PytestCase, index: int
 ) -> list[CaseResult]:
-    code, io = _scratch(engine, unit, f"pytest-{index}")
+    code, io = run_folders(engine.workdir, unit, f"pytest-{index}")
     test_name = f"test_codeif_{index}_{case.path.name}"
     if not test_name.endswith(".py"):
         test_name += ".py"

@@ -179,7 +179,7 @@ def _output_range(text: str) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class Record:
+class TaskRecord:
     """What a mapper reads of a task record."""
 
     kind: str
@@ -190,7 +190,7 @@ class Record:
     entry: str | None
 
 
-def _interface(r: Record, out: Mapped) -> None:
+def _interface(r: TaskRecord, out: Mapped) -> None:
     function = r.parts[1]
     if r.kind == "input_output_output_type":
         out.constraints.append(
@@ -217,7 +217,7 @@ def _interface(r: Record, out: Mapped) -> None:
         )
 
 
-def _output_range_check(r: Record, out: Mapped) -> None:
+def _output_range_check(r: TaskRecord, out: Mapped) -> None:
     if not r.has_tests or r.entry is None:
         raise Unmapped(
             "an output range is judged on observed values: needs tests and a function to call"
@@ -228,22 +228,22 @@ def _output_range_check(r: Record, out: Mapped) -> None:
     out.constraints.append({"check": "values", "function": r.entry, "returns": spec})
 
 
-def _input_range(r: Record, out: Mapped) -> None:
+def _input_range(r: TaskRecord, out: Mapped) -> None:
     raise Unmapped(
         "an input range is free text naming no parameter; write it as a `values` check "
         "with `params` and cases inside and outside the range"
     )
 
 
-def _language(r: Record, out: Mapped) -> None:
+def _language(r: TaskRecord, out: Mapped) -> None:
     out.constraints.append({"check": "python-version", "version": "3.13"})
 
 
-def _version(r: Record, out: Mapped) -> None:
+def _version(r: TaskRecord, out: Mapped) -> None:
     out.constraints.append({"check": "python-version", "version": r.parts[1]})
 
 
-def _advanced_syntax(r: Record, out: Mapped) -> None:
+def _advanced_syntax(r: TaskRecord, out: Mapped) -> None:
     feature = r.parts[1].lower()
     constructs = sorted({c for word, c in _SYNTAX if word in feature})
     if not constructs:
@@ -251,22 +251,22 @@ def _advanced_syntax(r: Record, out: Mapped) -> None:
     out.constraints.append({"check": "construct", "require": constructs})
 
 
-def _function(r: Record, out: Mapped) -> None:
+def _function(r: TaskRecord, out: Mapped) -> None:
     out.constraints.append({"check": "calls", "require": [r.parts[1]]})
 
 
-def _library(r: Record, out: Mapped) -> None:
+def _library(r: TaskRecord, out: Mapped) -> None:
     out.constraints.append({"check": "imports", "require": [r.parts[1]]})
 
 
-def _framework(r: Record, out: Mapped) -> None:
+def _framework(r: TaskRecord, out: Mapped) -> None:
     name = r.parts[1].lower()
     if name not in FRAMEWORKS:
         raise Unmapped(f"framework {r.parts[1]!r} has no known defining pattern")
     out.constraints.append({"check": "framework", "framework": name})
 
 
-def _structure(r: Record, out: Mapped) -> None:
+def _structure(r: TaskRecord, out: Mapped) -> None:
     options: dict[str, Any] = {"check": "data-structure", "type": r.parts[1]}
     if r.kind == "data_structure_size":
         options["max-size"] = int(r.parts[2])
@@ -277,18 +277,18 @@ def _structure(r: Record, out: Mapped) -> None:
     out.constraints.append(options)
 
 
-def _algorithm(r: Record, out: Mapped) -> None:
+def _algorithm(r: TaskRecord, out: Mapped) -> None:
     technique = _ALGORITHMS.get(r.answer.strip().lower())
     if technique is None:
         raise Unmapped(f"algorithm {r.answer.strip()!r} is not recognisable from structure")
     out.constraints.append({"check": "algorithm", "require": [technique]})
 
 
-def _complexity(r: Record, out: Mapped) -> None:
+def _complexity(r: TaskRecord, out: Mapped) -> None:
     raise Unmapped("complexity is measured on growing inputs; the record gives no input generator")
 
 
-def _naming(r: Record, out: Mapped) -> None:
+def _naming(r: TaskRecord, out: Mapped) -> None:
     options: dict[str, Any] = {}
     for pair in r.parts[1].split(","):
         what, _, style = (x.strip() for x in pair.partition(":"))
@@ -301,7 +301,7 @@ def _naming(r: Record, out: Mapped) -> None:
     out.constraints.append({"check": "naming", **options})
 
 
-def _indentation(r: Record, out: Mapped) -> None:
+def _indentation(r: TaskRecord, out: Mapped) -> None:
     indent, spacing = r.parts[1], (r.parts[2] if len(r.parts) > 2 else "")
     if indent != "spaces:4":
         raise Unmapped(f"indentation {indent!r}: ruff checks PEP 8's four spaces only")
@@ -313,11 +313,11 @@ def _indentation(r: Record, out: Mapped) -> None:
     out.constraints.append({"check": "ruff", "select": select, "preview": True})
 
 
-def _braces(r: Record, out: Mapped) -> None:
+def _braces(r: TaskRecord, out: Mapped) -> None:
     raise Unmapped("brace style does not apply to Python (blocks are indentation)")
 
 
-def _comments(r: Record, out: Mapped) -> None:
+def _comments(r: TaskRecord, out: Mapped) -> None:
     if "docstring" not in r.parts[1].lower():
         raise Unmapped(f"comment style {r.parts[1]!r} has no ruff rule")
     out.constraints.append(
@@ -330,7 +330,7 @@ def _comments(r: Record, out: Mapped) -> None:
     )
 
 
-def _declarations(r: Record, out: Mapped) -> None:
+def _declarations(r: TaskRecord, out: Mapped) -> None:
     style = re.search(r"Declaration Style Type\*\*\s*:\s*(\w+)", r.answer)
     target = _DECLARATIONS.get(style.group(1)) if style else None
     if target is None:
@@ -338,11 +338,11 @@ def _declarations(r: Record, out: Mapped) -> None:
     out.constraints.append({"check": target[0], **target[1]})
 
 
-def _situation(r: Record, out: Mapped) -> None:
+def _situation(r: TaskRecord, out: Mapped) -> None:
     raise Unmapped("a scenario is judged by the functional tests only")
 
 
-def _context(r: Record, out: Mapped) -> None:
+def _context(r: TaskRecord, out: Mapped) -> None:
     # The prompt is the given code; the record's answer is a reference solution, which
     # may add symbols of its own (a `Graph` class the context only uses).
     context = _code_blocks(r.prompt)
@@ -351,7 +351,7 @@ def _context(r: Record, out: Mapped) -> None:
     out.constraints.append({"check": "context", "context": context})
 
 
-_MAPPERS: Final[dict[str, Callable[[Record, Mapped], None]]] = {
+_MAPPERS: Final[dict[str, Callable[[TaskRecord, Mapped], None]]] = {
     "input_output_input_type": _interface,
     "input_output_input_order": _interface,
     "input_output_output_type": _interface,
@@ -390,7 +390,7 @@ def map_constraint(record: Mapping[str, Any], entry: str | None) -> Mapped:
     if mapper is None:
         raise Unmapped(f"unknown type {kind!r}")
     answer = str(record.get("answer") or "")
-    r = Record(
+    r = TaskRecord(
         kind,
         answer,
         _parts(answer),
