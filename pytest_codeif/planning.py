@@ -25,10 +25,21 @@ def plan(state: CodeifState, items: Iterable[pytest.Item]) -> None:
         if item.nodeid in state.planned:
             continue
         state.planned.add(item.nodeid)
+        state.unstarted = True
         if isinstance(item, ConstraintItem):
             state.engine.plan(item.task, item.constraint)
         elif isinstance(item, FunctionalItem):
             state.pool.plan(item.task)
+
+
+def start(state: CodeifState) -> None:
+    """Begin what was planned and not begun: functional runs and tool batches in the
+    background, then the code-only verdicts while those run."""
+    if not state.unstarted:
+        return
+    state.unstarted = False
+    state.pool.start()
+    state.engine.start()
 
 
 def is_xdist_worker(config: pytest.Config) -> bool:

@@ -157,13 +157,13 @@ def pytest_configure_node(node: Any) -> None:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if not _enabled(item.config):
         return
+    from pytest_codeif.planning import plan_on_arrival, start
     from pytest_codeif.state import get_state
 
     state = get_state(item.config)
     if state.plan_on_arrival:
-        from pytest_codeif.planning import plan_on_arrival
-
         plan_on_arrival(item, state)
+    start(state)
 
 
 @pytest.hookimpl(wrapper=True)

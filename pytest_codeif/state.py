@@ -26,6 +26,8 @@ class CodeifState:
     planned: set[str] = field(default_factory=set)
     #: Plan as items arrive (a pytest-xdist worker) instead of all at collection.
     plan_on_arrival: bool = False
+    #: Something was planned since the planned work was last begun (`planning.start`).
+    unstarted: bool = False
 
 
 STATE_KEY = pytest.StashKey[CodeifState]()
@@ -54,6 +56,7 @@ def create_state(config: pytest.Config) -> CodeifState:
     if pytest_cache is not None and not config.getoption("codeif_no_cache"):
         cache_dir = pytest_cache.mkdir("codeif-verdicts")
     engine = Engine(config.rootpath, workdir, isolation, VerdictCache(cache_dir))
+    engine.eager = not config.getoption("maxfail", 0)
     pool = FunctionalPool(engine)
     engine.functional = pool.outcome  # checks of observed values share the task's run
     return CodeifState(registry, engine, pool)

@@ -17,13 +17,26 @@ if TYPE_CHECKING:
     from pytest_codeif.taskfile.model import CallCase, Task
 
 
-class CheckContext:
-    """Gives a check access to one unit through the engine's shared caches and batches."""
+class NeedsMoreThanCode(BaseException):
+    """A check decided ahead of its item asked for a tool or a run of the code; it is
+    decided when its item runs instead. A BaseException, so that a check catching
+    `Exception` cannot swallow it."""
 
-    def __init__(self, engine: Engine, unit: CodeUnit, task: Task | None = None) -> None:
+
+class CheckContext:
+    """Gives a check access to one unit through the engine's shared caches and batches.
+
+    With `code_only`, the check may read the code and its parse only: asking for tool
+    findings, observed values or measurements raises `NeedsMoreThanCode`.
+    """
+
+    def __init__(
+        self, engine: Engine, unit: CodeUnit, task: Task | None = None, *, code_only: bool = False
+    ) -> None:
         self._engine = engine
         self.unit = unit
         self.task = task
+        self._code_only = code_only
         #: Remarks for the report that are not findings (e.g. a suppression disregarded).
         self.notes: list[str] = []
 
@@ -34,6 +47,7 @@ class CheckContext:
     def observed(self) -> list[tuple[CallCase, CaseResult]]:
         """Each call case of the task with its result, from the task's functional run
         (shared with its functional item: the code runs once)."""
+        self._needs_more()
         if self.task is None or self._engine.functional is None:
             raise Undecidable("checker-failure", "no functional runner is available here")
         outcome = self._engine.functional(self.task)
@@ -43,6 +57,7 @@ class CheckContext:
 
     def measure(self, request: Request) -> list[tuple[int, float]]:
         """(size, cost) of running the code's function on growing inputs, sandboxed."""
+        self._needs_more()
         if self.task is None:
             raise Undecidable("checker-failure", "measurements need a task")
         module = self.task.module or self.unit.main_module
@@ -62,15 +77,21 @@ class CheckContext:
 
     def ruff(self, config: RuffConfig) -> list[Finding]:
         """Ruff's findings for this unit, from the batched run for `config`."""
+        self._needs_more()
         if not config.honor_noqa:
             self._note_suppressions(frozenset({"noqa"}), "ruff")
         return self._engine.tool_findings(config, self.unit)
 
     def mypy(self, config: MypyConfig) -> list[Finding]:
         """Mypy's errors for this unit, from the batched run for `config`."""
+        self._needs_more()
         if not config.honor_ignores:
             self._note_suppressions(MYPY_KINDS, "mypy")
         return self._engine.tool_findings(config, self.unit)
+
+    def _needs_more(self) -> None:
+        if self._code_only:
+            raise NeedsMoreThanCode
 
     def _note_suppressions(self, kinds: frozenset[str], tool: str) -> None:
         for path, item in self._engine.suppressions(self.unit):

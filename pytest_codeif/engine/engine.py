@@ -2,25 +2,38 @@
 ruff and mypy once per configuration over every unit planned for that configuration.
 
 Batches form lazily: `plan` records which units need which tool run (only for the
-items pytest selected), and the first item that needs a run triggers it for all.
+items pytest selected). When the first item runs, `start` launches every planned batch
+in background threads (each a ruff or mypy process) and, while they run, decides every
+planned constraint that needs nothing but the code, one unit after another, so the
+tools and the libcst work overlap and each tree can be dropped once its unit is done.
 """
 
 from __future__ import annotations
 
 import ast
+import os
 import shutil
 import traceback
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_codeif.checks.base import Finding, Undecidable
 from pytest_codeif.code.unit import CodeUnit, SourceFile, load_unit
-from pytest_codeif.engine.context import CheckContext
+from pytest_codeif.engine.context import CheckContext, NeedsMoreThanCode
 from pytest_codeif.engine.cst import ParsedModule
 from pytest_codeif.engine.suppressions import MYPY_KINDS, Suppression, find_suppressions, neutralise
-from pytest_codeif.engine.tools import RuffConfig, ToolConfig, ToolRun, run_mypy, run_ruff
+from pytest_codeif.engine.tools import (
+    MypyConfig,
+    RuffConfig,
+    ToolConfig,
+    ToolRun,
+    run_mypy,
+    run_ruff,
+)
 from pytest_codeif.engine.verdict import Evidence, Verdict
 from pytest_codeif.engine.verdict_cache import VerdictCache
 from pytest_codeif.sandbox.isolation import Isolation
@@ -28,6 +41,15 @@ from pytest_codeif.taskfile.model import ConstraintSpec, Task
 
 if TYPE_CHECKING:
     from pytest_codeif.functional.run import FunctionalOutcome
+
+#: Parsed modules kept at once: a task's items run one after another, so a few units'
+#: trees are all that is ever read again; keeping every tree cost memory and time (the
+#: garbage collector walks them all, and so does the interpreter's exit).
+PARSED_KEPT = 64
+
+#: What one batch yields: for each tool run, the units it covered, the run, and whether
+#: its file paths start with the unit's key.
+_BatchResult = list[tuple[list[CodeUnit], ToolRun, bool]]
 
 
 class Engine:
@@ -47,13 +69,23 @@ class Engine:
         self.units_dir = self.workdir / "units"
         self.neutral_dir = self.workdir / "units-neutral"
         self._units: dict[tuple[Path, str], CodeUnit | Undecidable] = {}
-        self._parsed: dict[tuple[str, str], ParsedModule | Undecidable] = {}
+        self._parsed: OrderedDict[tuple[str, str], ParsedModule | Undecidable] = OrderedDict()
         self._syntax: dict[str, Undecidable | None] = {}
         self._keys: dict[tuple[str, int], str] = {}
         self._staged: set[tuple[str, bool]] = set()
         self._suppressions: dict[str, list[tuple[str, Suppression]]] = {}
         self._planned: dict[ToolConfig, dict[str, CodeUnit]] = {}
         self._results: dict[tuple[ToolConfig, str], list[Finding] | Undecidable] = {}
+        self._running: dict[tuple[ToolConfig, str], Future[_BatchResult]] = {}
+        self._tool_threads: ThreadPoolExecutor | None = None
+        #: Planned constraints that need only the code, decided by `start`.
+        self._local: list[tuple[Task, ConstraintSpec]] = []
+        #: Verdicts reached ahead of their items (by `start`, or read from the cache by
+        #: `plan`), taken by `evaluate`.
+        self._decided: dict[str, Verdict] = {}
+        #: Decide code-only constraints ahead of their items (off under -x / --maxfail,
+        #: where the run may stop long before the last item).
+        self.eager = True
         #: Runs a task's functional tests (the pool's `outcome`), for checks that judge
         #: observed values; set by whoever owns the runner.
         self.functional: Callable[[Task], FunctionalOutcome] | None = None
@@ -86,72 +118,118 @@ class Engine:
 
     def parsed(self, unit: CodeUnit, source: SourceFile) -> ParsedModule:
         key = (unit.key, source.relpath)
-        if key not in self._parsed:
+        found = self._parsed.get(key)
+        if found is None:
             try:
-                self._parsed[key] = ParsedModule(source)
+                found = ParsedModule(source)
             except Undecidable as exc:
-                self._parsed[key] = exc
-        found = self._parsed[key]
+                found = exc
+            self._parsed[key] = found
+            if len(self._parsed) > PARSED_KEPT:
+                self._parsed.popitem(last=False)
+        else:
+            self._parsed.move_to_end(key)
         if isinstance(found, Undecidable):
             raise found
         return found
 
     # -- batching ---------------------------------------------------------------------
     def plan(self, task: Task, constraint: ConstraintSpec) -> None:
-        """Note the tool runs `constraint` will need, so one run serves every unit."""
+        """Note what `constraint` will need, so one tool run serves every unit and the
+        code-only checks can be decided while the tools run."""
         try:
             unit = self.unit(task)
             self.check_syntax(unit)  # code that does not parse must not join a batch
         except Undecidable:
             return
-        if self.cache.has(self.cache_key(unit, constraint, task)):
-            return  # a warm run pays for no tool at all
-        for config in constraint.check.tool_configs():
+        key = self.cache_key(unit, constraint, task)
+        cached = self.cache.get(key)
+        if cached is not None:
+            self._decided[key] = cached  # a warm run pays for no tool at all
+            return
+        configs = list(constraint.check.tool_configs())
+        for config in configs:
             self._planned.setdefault(config, {})[unit.key] = unit
+        if not configs and not constraint.check.observes_calls:
+            self._local.append((task, constraint))
+
+    def start(self) -> None:
+        """Launch every planned tool batch not yet launched, then, while they run, decide
+        the planned constraints that need only the code. Cheap when nothing is new."""
+        for config, batch in self._planned.items():
+            pending = [
+                u
+                for k, u in batch.items()
+                if (config, k) not in self._results and (config, k) not in self._running
+            ]
+            if pending:
+                self._launch(config, pending)
+        local, self._local = self._local, []
+        if not self.eager:
+            return
+        for task, constraint in local:
+            try:
+                unit = self.unit(task)
+            except Undecidable:
+                continue
+            key = self.cache_key(unit, constraint, task)
+            if key in self._decided:
+                continue
+            try:
+                verdict = self._decide(unit, constraint, task, code_only=True)
+            except NeedsMoreThanCode:
+                continue  # decided when its item runs
+            self._decided[key] = verdict
+            self.cache.put(key, verdict)
 
     def tool_findings(self, config: ToolConfig, unit: CodeUnit) -> list[Finding]:
         """Findings of the `config` run for `unit`, running the whole batch if needed."""
         if (config, unit.key) not in self._results:
-            batch = self._planned.setdefault(config, {})
-            batch[unit.key] = unit
-            pending = [u for k, u in batch.items() if (config, k) not in self._results]
-            self._run_batch(config, pending)
+            if (config, unit.key) not in self._running:
+                batch = self._planned.setdefault(config, {})
+                batch[unit.key] = unit
+                pending = [
+                    u
+                    for k, u in batch.items()
+                    if (config, k) not in self._results and (config, k) not in self._running
+                ]
+                self._launch(config, pending)
+            self._collect(config, self._running[(config, unit.key)])
         found = self._results[(config, unit.key)]
         if isinstance(found, Undecidable):
             raise found
         return found
 
-    def _run_batch(self, config: ToolConfig, units: list[CodeUnit]) -> None:
-        if isinstance(config, RuffConfig):
-            for unit in units:
-                self._stage(unit)
-            files = [f"{u.key}/{f.relpath}" for u in units for f in u.files]
-            self._fan_out(config, units, run_ruff(config, self.units_dir, files), prefixed=True)
-            return
-        # Mypy reads a copy with `# type: ignore` and `# mypy:` comments blanked out,
-        # unless the task allows them.
-        units_dir = self.units_dir if config.honor_ignores else self.neutral_dir
+    def _launch(self, config: ToolConfig, units: list[CodeUnit]) -> None:
+        """Stage `units` (here, on the main thread) and run the tool in the background."""
+        neutral = isinstance(config, MypyConfig) and not config.honor_ignores
         for unit in units:
-            self._stage(unit, neutral=not config.honor_ignores)
-        # Single modules share one mypy run: each sits in its own namespace package
-        # (`<key>/solution.py`), so module names never collide. A project imports its
-        # own top-level modules, so it gets a run rooted at its own folder.
-        singles = [u for u in units if not u.is_project]
-        if singles:
-            files = [f"{u.key}/{u.files[0].relpath}" for u in singles]
-            run = run_mypy(config, units_dir, files, self.workdir)
-            if run.blocking and len(singles) > 1:
-                # One unit stopped mypy for all: check each alone, so it spoils only itself.
-                for unit in singles:
-                    alone = [f"{unit.key}/{unit.files[0].relpath}"]
-                    solo = run_mypy(config, units_dir, alone, self.workdir)
-                    self._fan_out(config, [unit], solo, prefixed=True)
-            else:
-                self._fan_out(config, singles, run, prefixed=True)
-        for project in (u for u in units if u.is_project):
-            root = units_dir / project.key
-            files = [f.relpath for f in project.files]
-            self._fan_out(config, [project], run_mypy(config, root, files, self.workdir), False)
+            self._stage(unit, neutral=neutral)
+        if self._tool_threads is None:
+            self._tool_threads = ThreadPoolExecutor(
+                os.cpu_count() or 1, thread_name_prefix="codeif-tools"
+            )
+        root = self.neutral_dir if neutral else self.units_dir
+        future = self._tool_threads.submit(_run_batch, config, list(units), root, self.workdir)
+        for unit in units:
+            self._running[(config, unit.key)] = future
+
+    def _collect(self, config: ToolConfig, future: Future[_BatchResult]) -> None:
+        """Wait for a launched batch and hand its findings to each of its units."""
+        try:
+            parts = future.result()
+        except Exception as exc:  # noqa: BLE001 - a broken batch must not crash pytest
+            keys = [k for (c, k), f in self._running.items() if c == config and f is future]
+            for key in keys:
+                del self._running[(config, key)]
+                self._results[(config, key)] = Undecidable(
+                    "checker-failure", f"the {type(config).__name__} batch failed: {exc}"
+                )
+            return
+        for units, run, prefixed in parts:
+            self._fan_out(config, units, run, prefixed)
+            for unit in units:
+                self._running.pop((config, unit.key), None)
 
     def _fan_out(
         self, config: ToolConfig, units: list[CodeUnit], run: ToolRun, prefixed: bool
@@ -226,17 +304,21 @@ class Engine:
         except Undecidable as exc:
             return Verdict("error", error_kind=exc.kind, error=exc.message)
         key = self.cache_key(unit, constraint, task)
-        cached = self.cache.get(key)
-        if cached is not None:
-            return cached
+        decided = self._decided.pop(key, None) or self.cache.get(key)
+        if decided is not None:
+            return decided
         verdict = self._decide(unit, constraint, task)
         self.cache.put(key, verdict)
         return verdict
 
-    def _decide(self, unit: CodeUnit, constraint: ConstraintSpec, task: Task) -> Verdict:
+    def _decide(
+        self, unit: CodeUnit, constraint: ConstraintSpec, task: Task, *, code_only: bool = False
+    ) -> Verdict:
+        """The verdict. With `code_only`, a check asking for more than the code (a tool, a
+        run of the code) raises `NeedsMoreThanCode` through this method."""
         try:
             self.check_syntax(unit)
-            ctx = CheckContext(self, unit, task)
+            ctx = CheckContext(self, unit, task, code_only=code_only)
             findings = list(constraint.check.evaluate(ctx))
         except Undecidable as exc:
             return Verdict("error", error_kind=exc.kind, error=exc.message)
@@ -271,8 +353,39 @@ class Engine:
             return path.as_posix()
 
     def close(self) -> None:
+        if self._tool_threads is not None:
+            self._tool_threads.shutdown(wait=True, cancel_futures=True)
         self.cache.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def _run_batch(
+    config: ToolConfig, units: list[CodeUnit], root: Path, workdir: Path
+) -> _BatchResult:
+    """Run the tool of `config` over `units`, staged under `root`. Runs in a worker
+    thread: it reads its arguments only and touches no engine state."""
+    if isinstance(config, RuffConfig):
+        files = [f"{u.key}/{f.relpath}" for u in units for f in u.files]
+        return [(units, run_ruff(config, root, files), True)]
+    parts: _BatchResult = []
+    # Single modules share one mypy run: each sits in its own namespace package
+    # (`<key>/solution.py`), so module names never collide. A project imports its own
+    # top-level modules, so it gets a run rooted at its own folder.
+    singles = [u for u in units if not u.is_project]
+    if singles:
+        files = [f"{u.key}/{u.files[0].relpath}" for u in singles]
+        run = run_mypy(config, root, files, workdir)
+        if run.blocking and len(singles) > 1:
+            # One unit stopped mypy for all: check each alone, so it spoils only itself.
+            for unit in singles:
+                alone = [f"{unit.key}/{unit.files[0].relpath}"]
+                parts.append(([unit], run_mypy(config, root, alone, workdir), True))
+        else:
+            parts.append((singles, run, True))
+    for project in (u for u in units if u.is_project):
+        files = [f.relpath for f in project.files]
+        parts.append(([project], run_mypy(config, root / project.key, files, workdir), False))
+    return parts
 
 
 def _crash_text(constraint: ConstraintSpec, exc: Exception) -> str:

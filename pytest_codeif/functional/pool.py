@@ -49,6 +49,11 @@ class FunctionalPool:
         key = self._keys.pop(ident, None)
         return finish(self.engine, key, outcome) if key is not None else outcome
 
+    def start(self) -> None:
+        """Submit every planned task not yet submitted (they run in the background)."""
+        if any(ident not in self._futures for ident in self._planned):
+            self._submit_planned()
+
     def _submit_planned(self) -> None:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(self.size, thread_name_prefix="codeif-tests")
