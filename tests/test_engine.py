@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
 from pytest_codeif.checks.base import Finding
+from pytest_codeif.checks.construct import ConstructCheck
 from pytest_codeif.checks.mypy_types import MypyCheck
 from pytest_codeif.checks.ruff_rules import RuffCheck
 from pytest_codeif.engine import engine as engine_module
@@ -115,4 +118,170 @@ def test_projects_with_the_same_module_names_do_not_share_mypy_results(tmp_path:
         engine.plan(t, mypy)
     assert [engine.evaluate(t, mypy).status for t in tasks] == ["violated", "satisfied"]
     assert [engine.evaluate(t, mypy).status for t in reversed(tasks)] == ["satisfied", "violated"]
+    engine.close()
+
+
+def test_code_only_constraints_are_decided_while_the_tools_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    released = threading.Event()
+    real = engine_module.run_ruff
+
+    def held(config, root, files):
+        assert released.wait(60), "the test never released ruff"
+        return real(config, root, files)
+
+    monkeypatch.setattr(engine_module, "run_ruff", held)
+    engine = Engine(tmp_path, tmp_path / "work")
+    tasks = [task(tmp_path, f"t{i}", "global g\n" if i % 2 else GOOD) for i in range(4)]
+    f401 = spec(RuffCheck({"select": ["F401"]}))
+    no_global = spec(ConstructCheck({"forbid": ["global"]}))
+    for t in tasks:
+        engine.plan(t, f401)
+        engine.plan(t, no_global)
+    engine.start()  # returns with ruff still held in its thread
+    assert not released.is_set()
+    statuses = [engine.evaluate(t, no_global).status for t in tasks]
+    assert statuses == ["satisfied", "violated"] * 2
+    released.set()
+    assert [engine.evaluate(t, f401).status for t in tasks] == ["satisfied"] * 4
+    engine.close()
+
+
+class _Counted(ConstructCheck):
+    """Counts its evaluations (a code-only check)."""
+
+    evaluations: ClassVar[list[str]] = []
+
+    def evaluate(self, ctx):
+        self.evaluations.append(ctx.unit.key)
+        return super().evaluate(ctx)
+
+
+def test_without_eager_decisions_each_constraint_waits_for_its_item(tmp_path: Path) -> None:
+    _Counted.evaluations.clear()
+    engine = Engine(tmp_path, tmp_path / "work")
+    engine.eager = False  # as under -x
+    counted = spec(_Counted({"forbid": ["global"]}))
+    first, second = task(tmp_path, "a", GOOD), task(tmp_path, "b", "global g\n")
+    engine.plan(first, counted)
+    engine.plan(second, counted)
+    engine.start()
+    assert _Counted.evaluations == []
+    assert engine.evaluate(first, counted).status == "satisfied"
+    assert len(_Counted.evaluations) == 1
+    assert engine.evaluate(second, counted).status == "violated"
+    engine.close()
+
+
+def test_a_check_asking_for_a_tool_it_did_not_declare_is_decided_at_its_item(
+    tmp_path: Path,
+) -> None:
+    class Undeclared(RuffCheck):
+        """Asks ctx.ruff without announcing the run through tool_configs."""
+
+        def tool_configs(self):
+            return ()
+
+    engine = Engine(tmp_path, tmp_path / "work")
+    check = spec(Undeclared({"select": ["F401"]}))
+    unused, clean = task(tmp_path, "a", "import os\n"), task(tmp_path, "b", GOOD)
+    engine.plan(unused, check)
+    engine.plan(clean, check)
+    engine.start()
+    assert engine.evaluate(unused, check).status == "violated"
+    assert engine.evaluate(clean, check).status == "satisfied"
+    engine.close()
+
+
+def test_a_failing_batch_is_a_checker_failure_for_its_units(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(config, root, files):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(engine_module, "run_ruff", broken)
+    engine = Engine(tmp_path, tmp_path / "work")
+    f401 = spec(RuffCheck({"select": ["F401"]}))
+    tasks = [task(tmp_path, f"t{i}", GOOD) for i in range(2)]
+    for t in tasks:
+        engine.plan(t, f401)
+    engine.start()
+    for t in tasks:
+        verdict = engine.evaluate(t, f401)
+        assert verdict.error_kind == "checker-failure"
+        assert "disk full" in (verdict.error or "")
+    engine.close()
+
+
+def test_under_maxfail_nothing_is_decided_before_its_item(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        from pathlib import Path
+        from pytest_codeif.checks.construct import ConstructCheck
+
+        class Counted(ConstructCheck):
+            name = "counted"
+
+            def evaluate(self, ctx):
+                with Path("evaluated.txt").open("a") as log:
+                    log.write(ctx.task.id + "\\n")
+                return super().evaluate(ctx)
+
+        def pytest_codeif_register_checks(registry):
+            registry.register(Counted)
+        """
+    )
+    tasks = "\n".join(
+        f"  - id: t{i}\n    code: 'global g'\n    constraints:\n"
+        "      - check: counted\n        forbid: [global]"
+        for i in range(3)
+    )
+    pytester.makefile(".codeif.yaml", suite=f"tasks:\n{tasks}\n")
+    result = pytester.runpytest("--codeif", "-x", "-p", "no:randomly")
+    result.assert_outcomes(failed=1)
+    assert (pytester.path / "evaluated.txt").read_text().split() == ["t0"]
+    result = pytester.runpytest("--codeif", "-p", "no:randomly", "--codeif-no-cache")
+    result.assert_outcomes(failed=3)
+    assert (pytester.path / "evaluated.txt").read_text().split() == ["t0", "t0", "t1", "t2"]
+
+
+def test_a_relative_import_does_not_stop_the_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs: list[int] = []
+    real = engine_module.run_mypy
+
+    def counting(config, root, files, workdir):
+        runs.append(len(files))
+        return real(config, root, files, workdir)
+
+    monkeypatch.setattr(engine_module, "run_mypy", counting)
+    engine = Engine(tmp_path, tmp_path / "work")
+    relative = task(tmp_path, "rel", "from . import helpers\n\nx: int = 'a'\n")
+    typed = task(tmp_path, "typed", BAD_TYPE)
+    mypy = spec(MypyCheck({"error-codes": ["assignment", "return-value"]}))
+    engine.plan(relative, mypy)
+    engine.plan(typed, mypy)
+    assert engine.evaluate(relative, mypy).status == "violated"
+    assert engine.evaluate(typed, mypy).status == "violated"
+    assert runs == [2]  # one run: no unit was re-checked alone
+    engine.close()
+
+
+def test_ruff_and_mypy_read_one_copy_unless_suppressions_are_blanked(tmp_path: Path) -> None:
+    engine = Engine(tmp_path, tmp_path / "work")
+    plain = task(tmp_path, "plain", BAD_TYPE)
+    ignoring = task(tmp_path, "ignoring", "x: int = 'a'  # type: ignore\n")
+    mypy = spec(MypyCheck({}))
+    ruff = spec(RuffCheck({"select": ["F401"]}))
+    for t in (plain, ignoring):
+        engine.plan(t, mypy)
+        engine.plan(t, ruff)
+    engine.start()
+    assert engine.evaluate(ignoring, mypy).status == "violated"  # the ignore is blanked
+    assert engine.evaluate(plain, mypy).status == "violated"
+    staged = sorted(p.name for p in engine.units_dir.iterdir())
+    keys = sorted([engine.unit(plain).key, engine.unit(ignoring).key])
+    assert staged == sorted([*keys, f"{engine.unit(ignoring).key}_n"])
     engine.close()

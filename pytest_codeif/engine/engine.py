@@ -47,9 +47,10 @@ if TYPE_CHECKING:
 #: garbage collector walks them all, and so does the interpreter's exit).
 PARSED_KEPT = 64
 
-#: What one batch yields: for each tool run, the units it covered, the run, and whether
-#: its file paths start with the unit's key.
-_BatchResult = list[tuple[list[CodeUnit], ToolRun, bool]]
+#: What one batch yields: for each tool run, the units it covered, the run, and the
+#: staged name of each unit when the run's paths are relative to the staging dir (None:
+#: relative to one project's own folder).
+_BatchResult = list[tuple[list[CodeUnit], ToolRun, "dict[str, str] | None"]]
 
 
 class Engine:
@@ -67,12 +68,11 @@ class Engine:
         self.isolation = isolation or Isolation("process", reason="no sandbox chosen")
         self.cache = cache or VerdictCache(None)
         self.units_dir = self.workdir / "units"
-        self.neutral_dir = self.workdir / "units-neutral"
         self._units: dict[tuple[Path, str], CodeUnit | Undecidable] = {}
         self._parsed: OrderedDict[tuple[str, str], ParsedModule | Undecidable] = OrderedDict()
         self._syntax: dict[str, Undecidable | None] = {}
         self._keys: dict[tuple[str, int], str] = {}
-        self._staged: set[tuple[str, bool]] = set()
+        self._staged: set[str] = set()
         self._suppressions: dict[str, list[tuple[str, Suppression]]] = {}
         self._planned: dict[ToolConfig, dict[str, CodeUnit]] = {}
         self._results: dict[tuple[ToolConfig, str], list[Finding] | Undecidable] = {}
@@ -202,15 +202,17 @@ class Engine:
 
     def _launch(self, config: ToolConfig, units: list[CodeUnit]) -> None:
         """Stage `units` (here, on the main thread) and run the tool in the background."""
+        # Mypy reads a copy with `# type: ignore` and `# mypy:` comments blanked out,
+        # unless the task allows them.
         neutral = isinstance(config, MypyConfig) and not config.honor_ignores
-        for unit in units:
-            self._stage(unit, neutral=neutral)
+        names = {unit.key: self._stage(unit, neutral=neutral) for unit in units}
         if self._tool_threads is None:
             self._tool_threads = ThreadPoolExecutor(
                 os.cpu_count() or 1, thread_name_prefix="codeif-tools"
             )
-        root = self.neutral_dir if neutral else self.units_dir
-        future = self._tool_threads.submit(_run_batch, config, list(units), root, self.workdir)
+        future = self._tool_threads.submit(
+            _run_batch, config, list(units), names, self.units_dir, self.workdir
+        )
         for unit in units:
             self._running[(config, unit.key)] = future
 
@@ -226,13 +228,17 @@ class Engine:
                     "checker-failure", f"the {type(config).__name__} batch failed: {exc}"
                 )
             return
-        for units, run, prefixed in parts:
-            self._fan_out(config, units, run, prefixed)
+        for units, run, names in parts:
+            self._fan_out(config, units, run, names)
             for unit in units:
                 self._running.pop((config, unit.key), None)
 
     def _fan_out(
-        self, config: ToolConfig, units: list[CodeUnit], run: ToolRun, prefixed: bool
+        self,
+        config: ToolConfig,
+        units: list[CodeUnit],
+        run: ToolRun,
+        names: dict[str, str] | None,
     ) -> None:
         for unit in units:
             if run.failure is not None:
@@ -247,27 +253,36 @@ class Engine:
                 continue
             findings: list[Finding] = []
             for source in unit.files:
-                path = f"{unit.key}/{source.relpath}" if prefixed else source.relpath
+                path = _staged_path(names[unit.key], source) if names else source.relpath
                 findings.extend(
                     Finding(f.message, f.rule, source.relpath, f.line, f.column)
                     for f in run.by_file.get(path, [])
                 )
             self._results[(config, unit.key)] = findings
 
-    def _stage(self, unit: CodeUnit, *, neutral: bool = False) -> None:
-        """Write the unit's files under the work dir, once, for the tools to read;
-        `neutral`: with mypy's suppression comments blanked out."""
-        if (unit.key, neutral) in self._staged:
-            return
+    def _stage(self, unit: CodeUnit, *, neutral: bool = False) -> str:
+        """Write the unit's files for the tools to read, once, and return its staged name.
+
+        Each unit gets a folder, `<key>/`, a namespace package for mypy, so that module
+        names never collide and a relative import stays what it is in a package (a top
+        level `<key>.py` made it a blocking error). Ruff and mypy read the same copy;
+        `neutral` asks for mypy's suppression comments blanked out, written as `<key>_n/`
+        only for code that has some (for the rest it would be the same text).
+        """
+        mine = [s for s in self.suppressions(unit) if s[1].kind in MYPY_KINDS] if neutral else []
+        name = f"{unit.key}_n" if mine else unit.key
+        if name in self._staged:
+            return name
         for source in unit.files:
-            target = (self.neutral_dir if neutral else self.units_dir) / unit.key / source.relpath
+            target = self.units_dir / _staged_path(name, source)
             target.parent.mkdir(parents=True, exist_ok=True)
             text = source.text
-            if neutral:
-                mine = [s for path, s in self.suppressions(unit) if path == source.relpath]
-                text = neutralise(text, mine, MYPY_KINDS)
+            if mine:
+                here = [item for path, item in mine if path == source.relpath]
+                text = neutralise(text, here, MYPY_KINDS)
             target.write_text(text, encoding="utf-8")
-        self._staged.add((unit.key, neutral))
+        self._staged.add(name)
+        return name
 
     def suppressions(self, unit: CodeUnit) -> list[tuple[str, Suppression]]:
         """The unit's suppression comments as (relative path, suppression)."""
@@ -359,35 +374,6 @@ class Engine:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def _run_batch(
-    config: ToolConfig, units: list[CodeUnit], root: Path, workdir: Path
-) -> _BatchResult:
-    """Run the tool of `config` over `units`, staged under `root`. Runs in a worker
-    thread: it reads its arguments only and touches no engine state."""
-    if isinstance(config, RuffConfig):
-        files = [f"{u.key}/{f.relpath}" for u in units for f in u.files]
-        return [(units, run_ruff(config, root, files), True)]
-    parts: _BatchResult = []
-    # Single modules share one mypy run: each sits in its own namespace package
-    # (`<key>/solution.py`), so module names never collide. A project imports its own
-    # top-level modules, so it gets a run rooted at its own folder.
-    singles = [u for u in units if not u.is_project]
-    if singles:
-        files = [f"{u.key}/{u.files[0].relpath}" for u in singles]
-        run = run_mypy(config, root, files, workdir)
-        if run.blocking and len(singles) > 1:
-            # One unit stopped mypy for all: check each alone, so it spoils only itself.
-            for unit in singles:
-                alone = [f"{unit.key}/{unit.files[0].relpath}"]
-                parts.append(([unit], run_mypy(config, root, alone, workdir), True))
-        else:
-            parts.append((singles, run, True))
-    for project in (u for u in units if u.is_project):
-        files = [f.relpath for f in project.files]
-        parts.append(([project], run_mypy(config, root / project.key, files, workdir), False))
-    return parts
-
-
 def _crash_text(constraint: ConstraintSpec, exc: Exception) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
@@ -409,3 +395,41 @@ def _first_syntax_error(unit: CodeUnit, display: Callable[[Path], str]) -> Undec
         except (ValueError, RecursionError, MemoryError) as exc:
             return Undecidable("syntax-error", f"{display(source.origin)}: cannot parse: {exc}")
     return None
+
+
+def _staged_path(name: str, source: SourceFile) -> str:
+    """Where `_stage` put `source` of `unit`, relative to the staging dir."""
+    return f"{name}/{source.relpath}"
+
+
+def _run_batch(
+    config: ToolConfig,
+    units: list[CodeUnit],
+    names: dict[str, str],
+    root: Path,
+    workdir: Path,
+) -> _BatchResult:
+    """Run the tool of `config` over `units`, staged under `root` by `names`. Runs in a
+    worker thread: it reads its arguments only and touches no engine state."""
+    if isinstance(config, RuffConfig):
+        files = [_staged_path(names[u.key], f) for u in units for f in u.files]
+        return [(units, run_ruff(config, root, files), names)]
+    parts: _BatchResult = []
+    # Single modules share one mypy run: each sits in its own namespace package
+    # (`<key>/solution.py`), so module names never collide. A project imports its own
+    # top-level modules, so it gets a run rooted at its own folder.
+    singles = [u for u in units if not u.is_project]
+    if singles:
+        files = [_staged_path(names[u.key], u.files[0]) for u in singles]
+        run = run_mypy(config, root, files, workdir)
+        if run.blocking and len(singles) > 1:
+            # One unit stopped mypy for all: check each alone, so it spoils only itself.
+            for unit, alone in zip(singles, files, strict=True):
+                parts.append(([unit], run_mypy(config, root, [alone], workdir), names))
+        else:
+            parts.append((singles, run, names))
+    for project in (u for u in units if u.is_project):
+        folder = root / names[project.key]
+        files = [f.relpath for f in project.files]
+        parts.append(([project], run_mypy(config, folder, files, workdir), None))
+    return parts
