@@ -6,10 +6,17 @@ ruff (F82, E9), mypy (name-defined), construct (no `global`), calls (no eval/exe
 
 Figures, all measured in the same run on the same machine:
 - cold: `pytest --codeif` with an empty verdict cache; warm: the same run again;
-- floor: the same tools by hand, in batch: one ruff run, one mypy run, one libcst parse
-  per file (what the plugin cannot avoid doing);
+- floor: the same tools by hand, in batch: one ruff run, one mypy run (through the
+  plugin's own tool wrappers: the same command lines), one libcst parse per file (what
+  the plugin cannot avoid doing), one after another; and the same with the two tools
+  running in the background while the files are parsed, as the plugin does;
+- pytest alone: pytest on as many trivial items as the suite has;
 - naive: ruff and mypy invoked once per task, timed on a sample and scaled up;
 - peak RSS of the largest process of the cold run.
+
+Every pytest run here leaves out Hypothesis's pytest plugin: Hypothesis is a test
+dependency of this repository, not of pytest-codeif, and its plugin imports Hypothesis
+at the end of every session (about a second), which no user of the plugin pays.
 
 Usage: python benchmarks/suite_speed.py [--generated N] [--sample N]
 """
@@ -80,8 +87,12 @@ def write_suite(folder: Path, codes: list[str]) -> Path:
     return path
 
 
+#: Plugins of this repository's test environment that a user of pytest-codeif lacks.
+NOT_THE_USERS = ["-p", "no:hypothesispytest", "-p", "no:randomly"]
+
+
 def pytest_run(folder: Path, *extra: str) -> float:
-    cmd = [sys.executable, "-m", "pytest", "--codeif", "-q", "-p", "no:randomly", *extra]
+    cmd = [sys.executable, "-m", "pytest", "--codeif", "-q", *NOT_THE_USERS, *extra]
     start = time.perf_counter()
     subprocess.run(cmd, cwd=folder, capture_output=True, check=False)
     return time.perf_counter() - start
@@ -168,7 +179,7 @@ def pytest_own_cost(folder: Path, items: int) -> float:
         f"import pytest\n\n@pytest.mark.parametrize('i', range({items}))\n"
         "def test_item(i):\n    pass\n"
     )
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_items.py"]
+    cmd = [sys.executable, "-m", "pytest", "-q", *NOT_THE_USERS, "test_items.py"]
     start = time.perf_counter()
     subprocess.run(cmd, cwd=folder / "own", capture_output=True, check=False)
     return time.perf_counter() - start

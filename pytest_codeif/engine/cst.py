@@ -55,9 +55,9 @@ class ParsedModule:
         return flat.order, flat.ends, flat.position
 
     def walk(self, node: cst.CSTNode | None = None) -> list[cst.CSTNode]:
-        """`node` (default: the module) and every node below it, depth first (parents
-        before children, siblings in the order of libcst's fields, statements in source
-        order).
+        """`node` (default: the module) and every node below it but whitespace (and the
+        comments inside it), depth first (parents before children, siblings in the order
+        of libcst's fields, statements in source order).
 
         The tree is flattened once per module: libcst's `children` property visits a
         node's fields each time it is read, which made repeated walks the main cost.
@@ -150,7 +150,19 @@ class _Flat:
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
-_IS_NODE: dict[type, bool] = {}
+#: Whitespace, newlines and the comments inside them: half of a module's nodes, and
+#: never what a structural check looks for (comments and layout are ruff's business).
+_SKIPPED: frozenset[type] = frozenset(
+    {
+        cst.SimpleWhitespace,
+        cst.ParenthesizedWhitespace,
+        cst.TrailingWhitespace,
+        cst.Newline,
+        cst.EmptyLine,
+    }
+)
+#: Whether a type is a node to visit; whitespace types are recorded as not.
+_IS_NODE: dict[type, bool] = dict.fromkeys(_SKIPPED, False)
 
 
 def all_nodes(root: cst.CSTNode) -> list[cst.CSTNode]:
@@ -162,7 +174,8 @@ def all_nodes(root: cst.CSTNode) -> list[cst.CSTNode]:
 def _flatten(root: cst.CSTNode) -> _Flat:
     """Depth-first order without recursion (deep expressions must not hit the recursion
     limit) and without libcst's visitor dispatch, which cost five times as much. A node's
-    children are read from its dataclass fields, in field order."""
+    children are read from its dataclass fields, in field order; whitespace nodes (and
+    the comments inside them) are left out."""
     flat = _Flat()
     order, ends, by_type = flat.order, flat.ends, flat.by_type
     fields, is_node = _FIELDS, _IS_NODE

@@ -11,6 +11,7 @@ tools and the libcst work overlap and each tree can be dropped once its unit is 
 from __future__ import annotations
 
 import ast
+import gc
 import os
 import shutil
 import traceback
@@ -73,6 +74,7 @@ class Engine:
         self._syntax: dict[str, Undecidable | None] = {}
         self._keys: dict[tuple[str, int], str] = {}
         self._staged: set[str] = set()
+        self._shown: dict[Path, str] = {}
         self._suppressions: dict[str, list[tuple[str, Suppression]]] = {}
         self._planned: dict[ToolConfig, dict[str, CodeUnit]] = {}
         self._results: dict[tuple[ToolConfig, str], list[Finding] | Undecidable] = {}
@@ -167,6 +169,17 @@ class Engine:
         local, self._local = self._local, []
         if not self.eager:
             return
+        # The pass allocates millions of short-lived, acyclic tree nodes: the cyclic
+        # collector, run again and again, would walk every live object for nothing.
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            self._decide_code_only(local)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _decide_code_only(self, local: list[tuple[Task, ConstraintSpec]]) -> None:
         for task, constraint in local:
             try:
                 unit = self.unit(task)
@@ -362,10 +375,15 @@ class Engine:
         return Evidence(self.display(source.origin), line, finding.rule, finding.message, column)
 
     def display(self, path: Path) -> str:
-        try:
-            return path.relative_to(self.rootdir).as_posix()
-        except ValueError:
-            return path.as_posix()
+        """`path` as shown to the user: relative to the rootdir when inside it."""
+        shown = self._shown.get(path)
+        if shown is None:
+            try:
+                shown = path.relative_to(self.rootdir).as_posix()
+            except ValueError:
+                shown = path.as_posix()
+            self._shown[path] = shown
+        return shown
 
     def close(self) -> None:
         if self._tool_threads is not None:
