@@ -14,6 +14,7 @@ import ast
 import gc
 import os
 import shutil
+import threading
 import traceback
 import warnings
 from collections import OrderedDict
@@ -75,6 +76,8 @@ class Engine:
         self._keys: dict[tuple[str, int], str] = {}
         self._staged: set[str] = set()
         self._shown: dict[Path, str] = {}
+        self._discarded = 0
+        self._removals: list[threading.Thread] = []
         self._suppressions: dict[str, list[tuple[str, Suppression]]] = {}
         self._planned: dict[ToolConfig, dict[str, CodeUnit]] = {}
         self._results: dict[tuple[ToolConfig, str], list[Finding] | Undecidable] = {}
@@ -158,7 +161,9 @@ class Engine:
     def start(self) -> None:
         """Launch every planned tool batch not yet launched, then, while they run, decide
         the planned constraints that need only the code. Cheap when nothing is new."""
-        for config, batch in self._planned.items():
+        # Mypy first: it is the longest run, and every other run waits behind it.
+        by_length = sorted(self._planned.items(), key=lambda i: not isinstance(i[0], MypyConfig))
+        for config, batch in by_length:
             pending = [
                 u
                 for k, u in batch.items()
@@ -245,6 +250,22 @@ class Engine:
             self._fan_out(config, units, run, names)
             for unit in units:
                 self._running.pop((config, unit.key), None)
+        if not self._running:
+            self._discard_staged()
+
+    def _discard_staged(self) -> None:
+        """Every launched run is over: remove the staged copies in the background (a
+        later batch stages afresh), so the session does not pay for it at its end."""
+        if not self.units_dir.exists():
+            return
+        self._discarded += 1
+        old = self.workdir / f"units-done-{self._discarded}"
+        os.replace(self.units_dir, old)
+        self._staged.clear()
+        self._removals.append(
+            threading.Thread(target=shutil.rmtree, args=(old, True), name="codeif-cleanup")
+        )
+        self._removals[-1].start()
 
     def _fan_out(
         self,
@@ -287,13 +308,16 @@ class Engine:
         if name in self._staged:
             return name
         for source in unit.files:
-            target = self.units_dir / _staged_path(name, source)
-            target.parent.mkdir(parents=True, exist_ok=True)
+            target = os.path.join(self.units_dir, _staged_path(name, source))
+            # Plain `os` calls: thousands of units are staged at once, and pathlib's
+            # own work per call was a visible share of it.
+            os.makedirs(os.path.dirname(target), exist_ok=True)
             text = source.text
             if mine:
                 here = [item for path, item in mine if path == source.relpath]
                 text = neutralise(text, here, MYPY_KINDS)
-            target.write_text(text, encoding="utf-8")
+            with open(target, "w", encoding="utf-8") as staged:
+                staged.write(text)
         self._staged.add(name)
         return name
 
@@ -388,6 +412,8 @@ class Engine:
     def close(self) -> None:
         if self._tool_threads is not None:
             self._tool_threads.shutdown(wait=True, cancel_futures=True)
+        for removal in self._removals:
+            removal.join()
         self.cache.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
 
