@@ -144,13 +144,16 @@ class Engine:
         code-only checks can be decided while the tools run."""
         try:
             unit = self.unit(task)
-            self.check_syntax(unit)  # code that does not parse must not join a batch
         except Undecidable:
             return
         key = self.cache_key(unit, constraint, task)
         cached = self.cache.get(key)
         if cached is not None:
-            self._decided[key] = cached  # a warm run pays for no tool at all
+            self._decided[key] = cached  # a warm run pays for no tool, nor even a parse
+            return
+        try:
+            self.check_syntax(unit)  # code that does not parse must not join a batch
+        except Undecidable:
             return
         configs = list(constraint.check.tool_configs())
         for config in configs:
