@@ -285,3 +285,20 @@ def test_ruff_and_mypy_read_one_copy_unless_suppressions_are_blanked(tmp_path: P
     keys = sorted([engine.unit(plain).key, engine.unit(ignoring).key])
     assert staged == sorted([*keys, f"{engine.unit(ignoring).key}_n"])
     engine.close()
+
+
+def test_staged_copies_go_once_every_batch_is_in_and_come_back_for_a_late_one(
+    tmp_path: Path,
+) -> None:
+    engine = Engine(tmp_path, tmp_path / "work")
+    f401 = spec(RuffCheck({"select": ["F401"]}))
+    early, late = task(tmp_path, "early", "import os\n"), task(tmp_path, "late", "import sys\n")
+    engine.plan(early, f401)
+    engine.start()
+    assert engine.evaluate(early, f401).status == "violated"
+    assert not engine.units_dir.exists()  # moved aside and removed in the background
+    verdict = engine.evaluate(late, f401)  # not planned: a batch of its own, staged afresh
+    assert verdict.status == "violated"
+    assert "`sys` imported but unused" in verdict.evidence[0].message
+    engine.close()
+    assert not (tmp_path / "work").exists()
