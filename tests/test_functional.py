@@ -3,7 +3,10 @@ and crashes never pass."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
 
 import pytest
 
@@ -100,3 +103,31 @@ def test_the_environment_is_scrubbed(pytester: pytest.Pytester, monkeypatch) -> 
         """,
     )
     pytester.runpytest("--codeif").assert_outcomes(passed=1)
+
+
+def test_string_hashes_are_the_same_in_every_run(pytester: pytest.Pytester) -> None:
+    """Sets and hashes of strings must not depend on the run: PYTHONHASHSEED=0 holds."""
+    seeded = subprocess.run(
+        [sys.executable, "-c", "print(hash('reading')); print(list({'x', 'y', 'z'}))"],
+        env={"PYTHONHASHSEED": "0", "PATH": os.environ.get("PATH", "")},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    code = (
+        "def h():\\n    return hash('reading')\\n\\n"
+        "def order():\\n    return str(list({'x', 'y', 'z'}))"
+    )
+    pytester.makefile(
+        ".codeif.yaml",
+        t=f"""
+        tasks:
+          - id: t
+            code: "{code}"
+            tests:
+              - {{call: h(), expect: {seeded[0]}}}
+              - {{call: order(), expect: "{seeded[1]}"}}
+        """,
+    )
+    for _ in range(3):
+        pytester.runpytest("--codeif", "--codeif-no-cache").assert_outcomes(passed=1)

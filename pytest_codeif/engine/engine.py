@@ -263,7 +263,10 @@ class Engine:
             return
         self._discarded += 1
         old = self.workdir / f"units-done-{self._discarded}"
-        os.replace(self.units_dir, old)
+        try:
+            os.replace(self.units_dir, old)
+        except OSError:
+            return  # left for `close`, which removes the whole work dir
         self._staged.clear()
         self._removals.append(
             threading.Thread(target=shutil.rmtree, args=(old, True), name="codeif-cleanup")

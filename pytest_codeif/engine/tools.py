@@ -144,7 +144,7 @@ def run_mypy(config: MypyConfig, root: Path, files: Sequence[str], workdir: Path
 
 
 def mypy_arguments(config: MypyConfig, workdir: Path) -> list[str]:
-    """Mypy's options for one batched run (also used by the speed benchmark's floor).
+    """Mypy's options for one batched run.
 
     Mypy writes no incremental cache: the work dir is removed at the end of the session,
     so a cache there is never read again, and writing it cost about 15% of each run.

@@ -153,7 +153,12 @@ def run_python(
         source = stack.enter_context(stdin.open("rb")) if stdin else subprocess.DEVNULL
         channel = files["channel"].fileno()
         pairs = _rlimits(limits, isolation)
-        argv = [sys.executable, "-I", *(a.replace("{channel}", str(channel)) for a in args)]
+        # `-s -P` (no user site, no script folder on the path), not `-I`: `-I` also
+        # ignores every PYTHON* variable, PYTHONHASHSEED=0 among them, and a set of
+        # strings then came back in another order from run to run. The environment is
+        # ours entirely (`scrubbed_env`), so no variable of the host's gets through.
+        flags = ["-s", "-P"]
+        argv = [sys.executable, *flags, *(a.replace("{channel}", str(channel)) for a in args)]
         cmd, cwd, run_env = isolation.wrap(
             argv, code_dir, scratch, {**scrubbed_env(), **(env or {})}, uid
         )
