@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_codeif.checks.base import Finding, Undecidable
 from pytest_codeif.code.unit import CodeUnit, SourceFile, load_unit
+from pytest_codeif.cores import cores_for_this_process
 from pytest_codeif.engine.context import CheckContext, NeedsMoreThanCode
 from pytest_codeif.engine.cst import ParsedModule
 from pytest_codeif.engine.suppressions import MYPY_KINDS, Suppression, find_suppressions, neutralise
@@ -229,7 +230,7 @@ class Engine:
         names = {unit.key: self._stage(unit, neutral=neutral) for unit in units}
         if self._tool_threads is None:
             self._tool_threads = ThreadPoolExecutor(
-                os.cpu_count() or 1, thread_name_prefix="codeif-tools"
+                cores_for_this_process(), thread_name_prefix="codeif-tools"
             )
         future = self._tool_threads.submit(
             _run_batch, config, list(units), names, self.units_dir, self.workdir

@@ -7,18 +7,17 @@ planned task, and each item then waits for its own outcome.
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from pytest_codeif.cores import cores_for_this_process
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.functional.run import FunctionalOutcome, execute, finish, prepare
 from pytest_codeif.taskfile.model import Task
 
 
 def pool_size() -> int:
-    """Cores divided among the pytest-xdist workers of this run (at least one)."""
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
-    return max(1, (os.cpu_count() or 1) // max(1, workers))
+    """Sandboxes at once: one per core this process may use."""
+    return cores_for_this_process()
 
 
 class FunctionalPool:
