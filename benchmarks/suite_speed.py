@@ -106,7 +106,7 @@ def _parses(code: str) -> bool:
     return True
 
 
-def _floor_tools(codes: list[str], folder: Path) -> tuple[list[str], list[Callable[[], Any]]]:
+def _floor_tools(codes: list[str], folder: Path) -> list[Callable[[], Any]]:
     """Stage the parsable codes and return the two tool runs, as the plugin calls them
     (its own wrappers: same command lines, same JSON parsing)."""
     units = folder / "units"
@@ -118,7 +118,7 @@ def _floor_tools(codes: list[str], folder: Path) -> tuple[list[str], list[Callab
         files.append(f"u{i}/solution.py")
     ruff = RuffCheck({"select": ["F82", "E9"]}).config
     mypy = MypyCheck({"error-codes": ["name-defined"]}).config
-    return files, [
+    return [
         lambda: run_ruff(ruff, units, files),
         lambda: run_mypy(mypy, units, files, folder),
     ]
@@ -136,7 +136,7 @@ def floor(folder: Path, codes: list[str], *, overlapped: bool = False) -> float:
     # Code that does not parse is decided without tools (as the plugin does); given to
     # mypy it would stop the whole run at the first syntax error.
     codes = [code for code in codes if _parses(code)]
-    _, tools = _floor_tools(codes, folder)
+    tools = _floor_tools(codes, folder)
     start = time.perf_counter()
     if overlapped:
         with ThreadPoolExecutor(2) as threads:

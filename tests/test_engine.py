@@ -121,6 +121,16 @@ def test_projects_with_the_same_module_names_do_not_share_mypy_results(tmp_path:
     engine.close()
 
 
+class _Counted(ConstructCheck):
+    """Counts its evaluations (a code-only check)."""
+
+    evaluations: ClassVar[list[str]] = []
+
+    def evaluate(self, ctx):
+        self.evaluations.append(ctx.unit.key)
+        return super().evaluate(ctx)
+
+
 def test_code_only_constraints_are_decided_while_the_tools_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -135,27 +145,20 @@ def test_code_only_constraints_are_decided_while_the_tools_run(
     engine = Engine(tmp_path, tmp_path / "work")
     tasks = [task(tmp_path, f"t{i}", "global g\n" if i % 2 else GOOD) for i in range(4)]
     f401 = spec(RuffCheck({"select": ["F401"]}))
-    no_global = spec(ConstructCheck({"forbid": ["global"]}))
+    _Counted.evaluations.clear()
+    no_global = spec(_Counted({"forbid": ["global"]}))
     for t in tasks:
         engine.plan(t, f401)
         engine.plan(t, no_global)
-    engine.start()  # returns with ruff still held in its thread
-    assert not released.is_set()
+    engine.start()  # returns with ruff still held in its thread...
+    # ...having decided every code-only constraint meanwhile, once each
+    assert len(_Counted.evaluations) == 4
     statuses = [engine.evaluate(t, no_global).status for t in tasks]
     assert statuses == ["satisfied", "violated"] * 2
+    assert len(_Counted.evaluations) == 4  # the items took the verdicts decided ahead
     released.set()
     assert [engine.evaluate(t, f401).status for t in tasks] == ["satisfied"] * 4
     engine.close()
-
-
-class _Counted(ConstructCheck):
-    """Counts its evaluations (a code-only check)."""
-
-    evaluations: ClassVar[list[str]] = []
-
-    def evaluate(self, ctx):
-        self.evaluations.append(ctx.unit.key)
-        return super().evaluate(ctx)
 
 
 def test_without_eager_decisions_each_constraint_waits_for_its_item(tmp_path: Path) -> None:

@@ -166,13 +166,8 @@ class Engine:
         """Launch every planned tool batch not yet launched, then, while they run, decide
         the planned constraints that need only the code. Cheap when nothing is new."""
         # Mypy first: it is the longest run, and every other run waits behind it.
-        by_length = sorted(self._planned.items(), key=lambda i: not isinstance(i[0], MypyConfig))
-        for config, batch in by_length:
-            pending = [
-                u
-                for k, u in batch.items()
-                if (config, k) not in self._results and (config, k) not in self._running
-            ]
+        for config in sorted(self._planned, key=lambda c: not isinstance(c, MypyConfig)):
+            pending = self._pending(config)
             if pending:
                 self._launch(config, pending)
         local, self._local = self._local, []
@@ -208,19 +203,21 @@ class Engine:
         """Findings of the `config` run for `unit`, running the whole batch if needed."""
         if (config, unit.key) not in self._results:
             if (config, unit.key) not in self._running:
-                batch = self._planned.setdefault(config, {})
-                batch[unit.key] = unit
-                pending = [
-                    u
-                    for k, u in batch.items()
-                    if (config, k) not in self._results and (config, k) not in self._running
-                ]
-                self._launch(config, pending)
+                self._planned.setdefault(config, {})[unit.key] = unit
+                self._launch(config, self._pending(config))
             self._collect(config, self._running[(config, unit.key)])
         found = self._results[(config, unit.key)]
         if isinstance(found, Undecidable):
             raise found
         return found
+
+    def _pending(self, config: ToolConfig) -> list[CodeUnit]:
+        """Units planned for `config` whose run is neither over nor under way."""
+        return [
+            unit
+            for key, unit in self._planned.get(config, {}).items()
+            if (config, key) not in self._results and (config, key) not in self._running
+        ]
 
     def _launch(self, config: ToolConfig, units: list[CodeUnit]) -> None:
         """Stage `units` (here, on the main thread) and run the tool in the background."""

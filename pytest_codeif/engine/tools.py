@@ -111,7 +111,7 @@ def run_mypy(config: MypyConfig, root: Path, files: Sequence[str], workdir: Path
     Our own empty config file (in `workdir`) is passed explicitly so that mypy never
     looks for one beside the code.
     """
-    cmd = [sys.executable, "-m", "mypy", *mypy_arguments(config, workdir), "--", *files]
+    cmd = [sys.executable, "-m", "mypy", *_mypy_arguments(config, workdir), "--", *files]
     env = {**_base_env(), "MYPYPATH": str(root)}
     proc = _run(cmd, root, env)
     if isinstance(proc, str):
@@ -143,7 +143,7 @@ def run_mypy(config: MypyConfig, root: Path, files: Sequence[str], workdir: Path
     return ToolRun(by_file, blocking=crashed)
 
 
-def mypy_arguments(config: MypyConfig, workdir: Path) -> list[str]:
+def _mypy_arguments(config: MypyConfig, workdir: Path) -> list[str]:
     """Mypy's options for one batched run.
 
     Mypy writes no incremental cache: the work dir is removed at the end of the session,

@@ -83,9 +83,6 @@ class VerdictCache:
             return None
         return str(row[0]) if row else None
 
-    def has(self, key: str) -> bool:
-        return self._row(key) is not None
-
     def get(self, key: str) -> Verdict | None:
         found = self.get_with_extra(key)
         return found[0] if found else None
