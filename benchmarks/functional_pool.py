@@ -19,7 +19,7 @@ import yaml
 
 from pytest_codeif.checks.builtin import builtin_registry
 from pytest_codeif.engine.engine import Engine
-from pytest_codeif.functional.pool import FunctionalPool, pool_size
+from pytest_codeif.engine.functional_pool import FunctionalPool, pool_size
 from pytest_codeif.sandbox.isolation import choose_isolation
 from pytest_codeif.taskfile.parse import parse_task_file
 from pytest_codeif.taskfile.yamlload import load_task_yaml

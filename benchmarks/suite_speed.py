@@ -44,7 +44,7 @@ import yaml
 from pytest_codeif.checks.mypy_types import MypyCheck
 from pytest_codeif.checks.ruff_rules import RuffCheck
 from pytest_codeif.code.extract import extract_python
-from pytest_codeif.engine.tools import ruff_binary, run_mypy, run_ruff
+from pytest_codeif.tools import ruff_binary, run_mypy, run_ruff
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "multicodeif"
 CONSTRAINTS: list[dict[str, Any]] = [

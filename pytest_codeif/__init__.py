@@ -13,12 +13,18 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from pytest_codeif.checks.base import CATEGORIES, Check, Finding, Sample, Undecidable
+    from pytest_codeif.checks.base import (
+        CATEGORIES,
+        Check,
+        CheckContext,
+        Finding,
+        Sample,
+        Undecidable,
+    )
     from pytest_codeif.checks.registry import CheckRegistry
-    from pytest_codeif.engine.context import CheckContext
-    from pytest_codeif.engine.cst import ParsedModule
-    from pytest_codeif.engine.tools import MypyConfig, RuffConfig
+    from pytest_codeif.code.cst import ParsedModule
     from pytest_codeif.testing import SampleProblem, verify_samples
+    from pytest_codeif.tools import MypyConfig, RuffConfig
 
 _HOMES = {
     "CATEGORIES": "pytest_codeif.checks.base",
@@ -27,10 +33,10 @@ _HOMES = {
     "Sample": "pytest_codeif.checks.base",
     "Undecidable": "pytest_codeif.checks.base",
     "CheckRegistry": "pytest_codeif.checks.registry",
-    "CheckContext": "pytest_codeif.engine.context",
-    "ParsedModule": "pytest_codeif.engine.cst",
-    "MypyConfig": "pytest_codeif.engine.tools",
-    "RuffConfig": "pytest_codeif.engine.tools",
+    "CheckContext": "pytest_codeif.checks.base",
+    "ParsedModule": "pytest_codeif.code.cst",
+    "MypyConfig": "pytest_codeif.tools",
+    "RuffConfig": "pytest_codeif.tools",
     "SampleProblem": "pytest_codeif.testing",
     "verify_samples": "pytest_codeif.testing",
 }

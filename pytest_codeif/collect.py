@@ -12,9 +12,8 @@ from typing import Any
 
 import pytest
 
-from pytest_codeif.engine.verdict import Verdict
 from pytest_codeif.errors import Location, TaskFileError, format_key_path
-from pytest_codeif.functional.run import FunctionalOutcome
+from pytest_codeif.outcome import FunctionalOutcome, Verdict
 from pytest_codeif.report.records import (
     Record,
     constraint_record,

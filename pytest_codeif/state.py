@@ -10,8 +10,8 @@ import pytest
 
 from pytest_codeif.checks.registry import CheckRegistrationError, CheckRegistry
 from pytest_codeif.engine.engine import Engine
+from pytest_codeif.engine.functional_pool import FunctionalPool
 from pytest_codeif.engine.verdict_cache import VerdictCache
-from pytest_codeif.functional.pool import FunctionalPool
 from pytest_codeif.sandbox.isolation import choose_isolation
 
 

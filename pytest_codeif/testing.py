@@ -13,9 +13,10 @@ from typing import Any
 
 from pytest_codeif.checks.base import Check, Sample
 from pytest_codeif.engine.engine import Engine
-from pytest_codeif.engine.verdict import Verdict
+from pytest_codeif.engine.functional_pool import prepare, settings_of
 from pytest_codeif.errors import Location
-from pytest_codeif.functional.run import FunctionalOutcome, execute, prepare
+from pytest_codeif.functional.run import execute
+from pytest_codeif.outcome import FunctionalOutcome, Verdict
 from pytest_codeif.taskfile.model import CallCase, CodeSpec, ConstraintSpec, Task
 from pytest_codeif.taskfile.schema import constraint_schema, describe_error, first_error
 
@@ -84,7 +85,7 @@ def _run_tests(engine: Engine, task: Task) -> FunctionalOutcome:
     prepared = prepare(engine, task)
     if isinstance(prepared, FunctionalOutcome):
         return prepared
-    return execute(engine, task, prepared[0])
+    return execute(prepared[0], settings_of(engine))
 
 
 def verify_samples(check_cls: type[Check]) -> list[SampleProblem]:

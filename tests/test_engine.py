@@ -12,11 +12,11 @@ from pytest_codeif.checks.base import Finding
 from pytest_codeif.checks.construct import ConstructCheck
 from pytest_codeif.checks.mypy_types import MypyCheck
 from pytest_codeif.checks.ruff_rules import RuffCheck
-from pytest_codeif.engine import engine as engine_module
+from pytest_codeif.engine import tool_batches as batches_module
 from pytest_codeif.engine.engine import Engine
-from pytest_codeif.engine.tools import ToolRun
 from pytest_codeif.errors import Location
 from pytest_codeif.taskfile.model import CodeSpec, ConstraintSpec, Task
+from pytest_codeif.tools import ToolRun
 
 
 def task(tmp_path: Path, task_id: str, code: str) -> Task:
@@ -35,13 +35,13 @@ BROKEN = "def f(:\n"
 
 def test_one_run_per_configuration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[list[str]] = []
-    real = engine_module.run_ruff
+    real = batches_module.run_ruff
 
     def counting(config, root, files):
         calls.append(list(files))
         return real(config, root, files)
 
-    monkeypatch.setattr(engine_module, "run_ruff", counting)
+    monkeypatch.setattr(batches_module, "run_ruff", counting)
     engine = Engine(tmp_path, tmp_path / "work")
     tasks = [task(tmp_path, f"t{i}", "import os\n" if i % 2 else GOOD) for i in range(6)]
     f401 = spec(RuffCheck({"select": ["F401"]}))
@@ -71,7 +71,7 @@ def test_a_blocking_mypy_error_reruns_each_unit_alone(
 ) -> None:
     engine = Engine(tmp_path, tmp_path / "work")
     first, second = task(tmp_path, "a", GOOD), task(tmp_path, "b", BAD_TYPE)
-    real = engine_module.run_mypy
+    real = batches_module.run_mypy
     seen: list[int] = []
 
     def blocking_once(config, root, files, workdir):
@@ -81,7 +81,7 @@ def test_a_blocking_mypy_error_reruns_each_unit_alone(
             return ToolRun({files[0]: [blocker]}, blocking=True)
         return real(config, root, files, workdir)
 
-    monkeypatch.setattr(engine_module, "run_mypy", blocking_once)
+    monkeypatch.setattr(batches_module, "run_mypy", blocking_once)
     mypy = spec(MypyCheck({}))
     engine.plan(first, mypy)
     engine.plan(second, mypy)
@@ -135,13 +135,13 @@ def test_code_only_constraints_are_decided_while_the_tools_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     released = threading.Event()
-    real = engine_module.run_ruff
+    real = batches_module.run_ruff
 
     def held(config, root, files):
         assert released.wait(60), "the test never released ruff"
         return real(config, root, files)
 
-    monkeypatch.setattr(engine_module, "run_ruff", held)
+    monkeypatch.setattr(batches_module, "run_ruff", held)
     engine = Engine(tmp_path, tmp_path / "work")
     tasks = [task(tmp_path, f"t{i}", "global g\n" if i % 2 else GOOD) for i in range(4)]
     f401 = spec(RuffCheck({"select": ["F401"]}))
@@ -203,7 +203,7 @@ def test_a_failing_batch_is_a_checker_failure_for_its_units(
     def broken(config, root, files):
         raise OSError("disk full")
 
-    monkeypatch.setattr(engine_module, "run_ruff", broken)
+    monkeypatch.setattr(batches_module, "run_ruff", broken)
     engine = Engine(tmp_path, tmp_path / "work")
     f401 = spec(RuffCheck({"select": ["F401"]}))
     tasks = [task(tmp_path, f"t{i}", GOOD) for i in range(2)]
@@ -228,7 +228,7 @@ def test_under_maxfail_nothing_is_decided_before_its_item(pytester: pytest.Pytes
 
             def evaluate(self, ctx):
                 with Path("evaluated.txt").open("a") as log:
-                    log.write(ctx.task.id + "\\n")
+                    log.write(ctx.task_id + "\\n")
                 return super().evaluate(ctx)
 
         def pytest_codeif_register_checks(registry):
@@ -253,13 +253,13 @@ def test_a_relative_import_does_not_stop_the_batch(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     runs: list[int] = []
-    real = engine_module.run_mypy
+    real = batches_module.run_mypy
 
     def counting(config, root, files, workdir):
         runs.append(len(files))
         return real(config, root, files, workdir)
 
-    monkeypatch.setattr(engine_module, "run_mypy", counting)
+    monkeypatch.setattr(batches_module, "run_mypy", counting)
     engine = Engine(tmp_path, tmp_path / "work")
     relative = task(tmp_path, "rel", "from . import helpers\n\nx: int = 'a'\n")
     typed = task(tmp_path, "typed", BAD_TYPE)
@@ -284,7 +284,7 @@ def test_ruff_and_mypy_read_one_copy_unless_suppressions_are_blanked(tmp_path: P
     engine.start()
     assert engine.evaluate(ignoring, mypy).status == "violated"  # the ignore is blanked
     assert engine.evaluate(plain, mypy).status == "violated"
-    staged = sorted(p.name for p in engine.units_dir.iterdir())
+    staged = sorted(p.name for p in engine.tools.units_dir.iterdir())
     keys = sorted([engine.unit(plain).key, engine.unit(ignoring).key])
     assert staged == sorted([*keys, f"{engine.unit(ignoring).key}_n"])
     engine.close()
@@ -299,7 +299,7 @@ def test_staged_copies_go_once_every_batch_is_in_and_come_back_for_a_late_one(
     engine.plan(early, f401)
     engine.start()
     assert engine.evaluate(early, f401).status == "violated"
-    assert not engine.units_dir.exists()  # moved aside and removed in the background
+    assert not engine.tools.units_dir.exists()  # moved aside and removed in the background
     verdict = engine.evaluate(late, f401)  # not planned: a batch of its own, staged afresh
     assert verdict.status == "violated"
     assert "`sys` imported but unused" in verdict.evidence[0].message

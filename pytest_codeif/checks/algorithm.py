@@ -9,11 +9,10 @@ from typing import Any, ClassVar, Final
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
 from pytest_codeif.checks.construct import recursive_functions
 from pytest_codeif.checks.structure import code_of, require_forbid_schema, scopes
-from pytest_codeif.engine.context import CheckContext
-from pytest_codeif.engine.cst import ParsedModule
+from pytest_codeif.code.cst import ParsedModule
 
 _RULE = "algorithm"
 Places = list[tuple[ParsedModule, cst.CSTNode]]

@@ -1,18 +1,34 @@
-"""What a check is: a class with a name, a category, an options schema and proof samples.
+"""What a check is: a class with a name, a category, an options schema and proof samples,
+and what it may ask of the engine: the `CheckContext` protocol.
 
 A check never runs tools itself: it asks its `CheckContext` for the parsed modules or for
 ruff's and mypy's diagnostics, so the engine can parse each file once and batch each tool.
+The engine implements the protocol; checks depend only on it, never on the engine.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal
+from typing import Any, ClassVar, Final, Protocol
 
-if TYPE_CHECKING:
-    from pytest_codeif.engine.context import CheckContext
-    from pytest_codeif.engine.tools import ToolConfig
+from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.unit import CodeUnit
+from pytest_codeif.functional.measure import Request
+from pytest_codeif.outcome import CaseResult, ErrorKind, Finding, Status, Undecidable
+from pytest_codeif.spec import CallCase
+from pytest_codeif.tools import MypyConfig, RuffConfig, ToolConfig
+
+__all__ = [
+    "CATEGORIES",
+    "Check",
+    "CheckContext",
+    "ErrorKind",
+    "Finding",
+    "Sample",
+    "Status",
+    "Undecidable",
+]
 
 #: The MultiCodeIF taxonomy; a constraint may name any category, these are the defaults.
 CATEGORIES: Final = (
@@ -26,38 +42,6 @@ CATEGORIES: Final = (
     "Code Context",
     "Exemplar",
 )
-
-Status = Literal["satisfied", "violated", "error"]
-
-#: Kinds of "could not decide"; counted apart in every summary.
-ErrorKind = Literal[
-    "no-code",
-    "syntax-error",
-    "timeout",
-    "checker-failure",
-    "invalid-task",
-    "missing-file",
-    "crash",
-    "too-large",
-    "no-observations",
-]
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One piece of evidence that a constraint is violated.
-
-    `path` is relative to the code unit's root (e.g. ``solution.py``); the engine maps it,
-    and `line`, back to where the code really came from (a YAML line, a response line).
-    """
-
-    message: str
-    rule: str
-    path: str | None = None
-    line: int | None = None
-    column: int | None = None
-    #: `line` is a line of the task file itself (e.g. a test case's), not of the code.
-    in_task_file: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,13 +58,45 @@ class Sample:
     calls: Sequence[Mapping[str, Any]] = ()
 
 
-class Undecidable(Exception):
-    """The check cannot reach a verdict (no code, syntax error, tool crash...)."""
+class CheckContext(Protocol):
+    """What a check sees of one code unit: its files, their shared parse, batched tool
+    diagnostics, and (for checks that judge behaviour) observed values and measurements.
+    """
 
-    def __init__(self, kind: ErrorKind, message: str) -> None:
-        super().__init__(message)
-        self.kind: ErrorKind = kind
-        self.message = message
+    @property
+    def unit(self) -> CodeUnit:
+        """The code under evaluation: every file with its origin."""
+        ...
+
+    @property
+    def task_id(self) -> str:
+        """The id of the task whose constraint is being decided."""
+        ...
+
+    @property
+    def notes(self) -> list[str]:
+        """Remarks for the report that are not findings (e.g. a suppression disregarded)."""
+        ...
+
+    def modules(self) -> list[ParsedModule]:
+        """Every module of the unit, parsed once per session; syntax errors are undecidable."""
+        ...
+
+    def observed(self) -> list[tuple[CallCase, CaseResult]]:
+        """Each call case of the task with its result, from the task's functional run."""
+        ...
+
+    def measure(self, request: Request) -> list[tuple[int, float]]:
+        """(size, cost) of running the code's function on growing inputs, sandboxed."""
+        ...
+
+    def ruff(self, config: RuffConfig) -> list[Finding]:
+        """Ruff's findings for this unit, from the batched run for `config`."""
+        ...
+
+    def mypy(self, config: MypyConfig) -> list[Finding]:
+        """Mypy's errors for this unit, from the batched run for `config`."""
+        ...
 
 
 class Check:

@@ -6,8 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from pytest_codeif.checks.base import Check, Finding, Sample
-from pytest_codeif.engine.context import CheckContext
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
 from pytest_codeif.functional.growth import canonical, fit, within
 from pytest_codeif.functional.measure import Request
 

@@ -7,9 +7,8 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
 from pytest_codeif.checks.calls import call_sites
-from pytest_codeif.engine.context import CheckContext
 
 
 def parse_option_code(source: str, option: str) -> cst.Module:

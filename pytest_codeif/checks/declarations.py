@@ -7,10 +7,9 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
 from pytest_codeif.checks.naming import follows, is_literal, named_things
-from pytest_codeif.engine.context import CheckContext
-from pytest_codeif.engine.cst import ParsedModule
+from pytest_codeif.code.cst import ParsedModule
 
 _RULE = "declarations"
 

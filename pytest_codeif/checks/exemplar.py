@@ -9,13 +9,12 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
 from pytest_codeif.checks.context import parse_option_code
 from pytest_codeif.checks.naming import follows
 from pytest_codeif.checks.structure import FunctionRef, find_function, functions
-from pytest_codeif.engine.context import CheckContext
-from pytest_codeif.engine.cst import ParsedModule, all_nodes
-from pytest_codeif.engine.names import NameResolver
+from pytest_codeif.code.cst import ParsedModule, all_nodes
+from pytest_codeif.code.names import NameResolver
 
 _RULE = "exemplar"
 

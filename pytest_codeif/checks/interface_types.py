@@ -11,11 +11,10 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from pytest_codeif.checks.annotations import normalize_annotation, type_matches
-from pytest_codeif.checks.base import Check, Finding, Sample, Undecidable
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
 from pytest_codeif.checks.signature import parameters
 from pytest_codeif.checks.structure import code_of, require_function
 from pytest_codeif.checks.values import type_name
-from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.functional.plain import decode
 
 _RULE = "types"

@@ -6,9 +6,8 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from pytest_codeif.checks.base import Check, Finding, Sample
-from pytest_codeif.engine.context import CheckContext
-from pytest_codeif.engine.tools import MypyConfig, ToolConfig
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.tools import MypyConfig, ToolConfig
 
 #: Flags that change what is checked; flags that touch files, caches, configs or the
 #: interpreter (e.g. --config-file, --python-executable, --install-types) are refused.

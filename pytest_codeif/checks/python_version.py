@@ -7,16 +7,15 @@ from typing import Any, ClassVar, Final
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
 from pytest_codeif.checks.stdlib_versions import (
     Version,
     available,
     member_spans,
     module_span,
 )
-from pytest_codeif.engine.context import CheckContext
-from pytest_codeif.engine.cst import ParsedModule
-from pytest_codeif.engine.tools import RuffConfig, ToolConfig
+from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.tools import RuffConfig, ToolConfig
 
 _RULE = "python-version"
 RUFF_OLDEST: Final = (3, 7)

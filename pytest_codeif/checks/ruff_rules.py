@@ -9,9 +9,8 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any, ClassVar
 
-from pytest_codeif.checks.base import Check, Finding, Sample
-from pytest_codeif.engine.context import CheckContext
-from pytest_codeif.engine.tools import RuffConfig, ToolConfig, ruff_binary
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.tools import RuffConfig, ToolConfig, ruff_binary
 
 _CODES = {
     "type": "array",

@@ -8,9 +8,8 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from pytest_codeif.checks.annotations import normalize_annotation, type_matches
-from pytest_codeif.checks.base import Check, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
 from pytest_codeif.checks.structure import FunctionRef, code_of, require_function
-from pytest_codeif.engine.context import CheckContext
 
 _RULE = "signature"
 

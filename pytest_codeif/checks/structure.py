@@ -8,9 +8,8 @@ from typing import Any
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Finding
-from pytest_codeif.engine.context import CheckContext
-from pytest_codeif.engine.cst import ParsedModule
+from pytest_codeif.checks.base import CheckContext, Finding
+from pytest_codeif.code.cst import ParsedModule
 
 _EMPTY = cst.Module([])
 

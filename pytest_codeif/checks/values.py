@@ -8,15 +8,14 @@ from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from pytest_codeif.checks.base import Check, Finding, Sample, Undecidable
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
 from pytest_codeif.checks.signature import parameters
 from pytest_codeif.checks.structure import require_function
-from pytest_codeif.engine.context import CheckContext
 from pytest_codeif.functional.plain import Unsupported, decode, show
 
 if TYPE_CHECKING:
-    from pytest_codeif.functional.run import CaseResult
-    from pytest_codeif.taskfile.model import CallCase
+    from pytest_codeif.outcome import CaseResult
+    from pytest_codeif.spec import CallCase
 
 _RULE = "values"
 TYPES: Final = ("str", "int", "float", "number", "bool", "list", "tuple", "dict", "set", "none")

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Final
 
-from pytest_codeif.checks.base import Undecidable
 from pytest_codeif.code.extract import extract_python
-from pytest_codeif.taskfile.model import CodeSpec, Task
+from pytest_codeif.outcome import Undecidable
+from pytest_codeif.spec import CodeSpec
 
 #: Module name of code given inline, as a file or as a response.
 SINGLE_MODULE: Final = "solution"
@@ -64,25 +64,24 @@ class CodeUnit:
         return next((f for f in self.files if f.relpath == relpath), None)
 
 
-def unit_key(task: Task, rootdir: Path) -> str:
+def unit_key(task_path: Path, task_id: str, rootdir: Path) -> str:
     """A short identifier-safe key from the task's file (relative to rootdir) and id."""
     try:
-        rel = task.path.relative_to(rootdir).as_posix()
+        rel = task_path.relative_to(rootdir).as_posix()
     except ValueError:
-        rel = task.path.as_posix()
-    return "u" + hashlib.sha256(f"{rel}::{task.id}".encode()).hexdigest()[:16]
+        rel = task_path.as_posix()
+    return "u" + hashlib.sha256(f"{rel}::{task_id}".encode()).hexdigest()[:16]
 
 
-def load_unit(task: Task, rootdir: Path) -> CodeUnit:
-    """Read the task's code; raise `Undecidable` ("no-code", "missing-file"...) if none."""
-    key = unit_key(task, rootdir)
-    spec = task.code
+def load_unit(spec: CodeSpec, task_path: Path, key: str, module: str | None = None) -> CodeUnit:
+    """Read the code `spec` names (paths relative to the task file at `task_path`);
+    raise `Undecidable` ("no-code", "missing-file"...) if there is none."""
     if spec.kind == "directory":
-        files = _read_directory(task.path.parent / spec.value)
-        main = task.module or _only_top_module(files)
+        files = _read_directory(task_path.parent / spec.value)
+        main = module or _only_top_module(files)
         return _bounded(CodeUnit(key, files, main, is_project=True))
     if spec.kind == "file":
-        path = (task.path.parent / spec.value).resolve()
+        path = (task_path.parent / spec.value).resolve()
         source = _read_file(path, f"{SINGLE_MODULE}.py")
         return _bounded(CodeUnit(key, (source,), SINGLE_MODULE, False))
     if spec.kind == "response" and len(spec.value) > MAX_RESPONSE_BYTES:
@@ -91,7 +90,7 @@ def load_unit(task: Task, rootdir: Path) -> CodeUnit:
             f"the response is {len(spec.value) / 1e6:.1f} MB; at most "
             f"{MAX_RESPONSE_BYTES / 1e6:.0f} MB is evaluated",
         )
-    source = _embedded(spec, task.path)
+    source = _embedded(spec, task_path)
     return _bounded(CodeUnit(key, (source,), SINGLE_MODULE, is_project=False))
 
 

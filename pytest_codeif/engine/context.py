@@ -1,20 +1,23 @@
-"""What a check sees: the code unit, its parsed modules, and batched tool diagnostics."""
+"""The engine's side of `CheckContext`: a check's view of one unit, served by the
+engine's shared parses, tool batches, functional runs and measurements.
+
+It receives what it serves as callables and the batches object, never the engine, so
+that the engine imports it and not the other way round.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from pathlib import Path
 
-from pytest_codeif.checks.base import Finding, Undecidable
-from pytest_codeif.code.unit import CodeUnit
-from pytest_codeif.engine.cst import ParsedModule
-from pytest_codeif.engine.suppressions import MYPY_KINDS
-from pytest_codeif.engine.tools import MypyConfig, RuffConfig
-from pytest_codeif.functional.measure import Request, measure
-
-if TYPE_CHECKING:
-    from pytest_codeif.engine.engine import Engine
-    from pytest_codeif.functional.run import CaseResult
-    from pytest_codeif.taskfile.model import CallCase, Task
+from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.suppressions import MYPY_KINDS
+from pytest_codeif.code.unit import CodeUnit, SourceFile
+from pytest_codeif.engine.tool_batches import ToolBatches
+from pytest_codeif.functional.measure import Request
+from pytest_codeif.outcome import CaseResult, Finding
+from pytest_codeif.spec import CallCase
+from pytest_codeif.tools import MypyConfig, RuffConfig
 
 
 class NeedsMoreThanCode(BaseException):
@@ -23,7 +26,7 @@ class NeedsMoreThanCode(BaseException):
     `Exception` cannot swallow it."""
 
 
-class CheckContext:
+class EngineContext:
     """Gives a check access to one unit through the engine's shared caches and batches.
 
     With `code_only`, the check may read the code and its parse only: asking for tool
@@ -31,75 +34,79 @@ class CheckContext:
     """
 
     def __init__(
-        self, engine: Engine, unit: CodeUnit, task: Task | None = None, *, code_only: bool = False
+        self,
+        unit: CodeUnit,
+        *,
+        task_id: str,
+        parse: Callable[[SourceFile], ParsedModule],
+        tools: ToolBatches,
+        display: Callable[[Path], str],
+        observe: Callable[[], list[tuple[CallCase, CaseResult]]],
+        measure: Callable[[Request], list[tuple[int, float]]],
+        code_only: bool = False,
     ) -> None:
-        self._engine = engine
-        self.unit = unit
-        self.task = task
+        self._unit = unit
+        self._task_id = task_id
+        self._parse = parse
+        self._tools = tools
+        self._display = display
+        self._observe = observe
+        self._measure = measure
         self._code_only = code_only
-        #: Remarks for the report that are not findings (e.g. a suppression disregarded).
-        self.notes: list[str] = []
+        self._notes: list[str] = []
+
+    @property
+    def unit(self) -> CodeUnit:
+        return self._unit
+
+    @property
+    def task_id(self) -> str:
+        return self._task_id
+
+    @property
+    def notes(self) -> list[str]:
+        return self._notes
 
     def modules(self) -> list[ParsedModule]:
         """Every module of the unit, parsed once per session; syntax errors are undecidable."""
-        return [self._engine.parsed(self.unit, source) for source in self.unit.files]
+        return [self._parse(source) for source in self._unit.files]
 
     def observed(self) -> list[tuple[CallCase, CaseResult]]:
         """Each call case of the task with its result, from the task's functional run
         (shared with its functional item: the code runs once)."""
         self._needs_more()
-        if self.task is None or self._engine.functional is None:
-            raise Undecidable("checker-failure", "no functional runner is available here")
-        outcome = self._engine.functional(self.task)
-        results = [c for c in outcome.cases if c.label in {k.label for k in self.task.calls}]
-        by_label = {c.label: c for c in results}
-        return [(case, by_label[case.label]) for case in self.task.calls if case.label in by_label]
+        return self._observe()
 
     def measure(self, request: Request) -> list[tuple[int, float]]:
         """(size, cost) of running the code's function on growing inputs, sandboxed."""
         self._needs_more()
-        if self.task is None:
-            raise Undecidable("checker-failure", "measurements need a task")
-        module = self.task.module or self.unit.main_module
-        if module is None:
-            raise Undecidable(
-                "invalid-task", "the project has several top-level modules; set the task's `module`"
-            )
-        engine = self._engine
-        return measure(
-            self.unit,
-            module,
-            request,
-            workdir=engine.workdir,
-            isolation=engine.isolation,
-            timeout=self.task.timeout,
-        )
+        return self._measure(request)
 
     def ruff(self, config: RuffConfig) -> list[Finding]:
         """Ruff's findings for this unit, from the batched run for `config`."""
         self._needs_more()
         if not config.honor_noqa:
             self._note_suppressions(frozenset({"noqa"}), "ruff")
-        return self._engine.tool_findings(config, self.unit)
+        return self._tools.findings(config, self._unit)
 
     def mypy(self, config: MypyConfig) -> list[Finding]:
         """Mypy's errors for this unit, from the batched run for `config`."""
         self._needs_more()
         if not config.honor_ignores:
             self._note_suppressions(MYPY_KINDS, "mypy")
-        return self._engine.tool_findings(config, self.unit)
+        return self._tools.findings(config, self._unit)
 
     def _needs_more(self) -> None:
         if self._code_only:
             raise NeedsMoreThanCode
 
     def _note_suppressions(self, kinds: frozenset[str], tool: str) -> None:
-        for path, item in self._engine.suppressions(self.unit):
+        for path, item in self._tools.suppressions(self._unit):
             if item.kind in kinds:
-                source = self.unit.file(path)
+                source = self._unit.file(path)
                 line = source.origin_line(item.line) if source else item.line
-                where = self._engine.display(source.origin) if source else path
-                self.notes.append(
+                where = self._display(source.origin) if source else path
+                self._notes.append(
                     f"{where}:{line}: `{item.text.strip()}` disregarded by {tool} "
                     "(suppressions are not allowed: set allow-suppressions to honour them)"
                 )

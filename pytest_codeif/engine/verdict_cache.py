@@ -19,10 +19,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
-import pytest_codeif
 from pytest_codeif.code.unit import CodeUnit
-from pytest_codeif.engine.tools import tool_versions
-from pytest_codeif.engine.verdict import Evidence, Verdict
+from pytest_codeif.outcome import Evidence, Verdict
+from pytest_codeif.tools import tool_versions
 
 #: Error kinds that are facts about the code, and so may be reused.
 _LASTING_ERRORS: Final = frozenset({"no-code", "syntax-error", "too-large"})
@@ -31,7 +30,7 @@ _LASTING_ERRORS: Final = frozenset({"no-code", "syntax-error", "too-large"})
 @cache
 def environment_fingerprint() -> str:
     """Tool versions plus the size and mtime of every source file of this plugin."""
-    package = Path(pytest_codeif.__file__).parent
+    package = Path(__file__).resolve().parent.parent
     files = sorted(package.rglob("*.py"))
     stats = [
         (p.relative_to(package).as_posix(), p.stat().st_size, p.stat().st_mtime_ns) for p in files

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from pytest_codeif.checks.base import Undecidable
 from pytest_codeif.code.unit import CodeUnit
 from pytest_codeif.functional.folders import run_folders
+from pytest_codeif.outcome import Undecidable
 from pytest_codeif.sandbox.isolation import Isolation
 from pytest_codeif.sandbox.process import Limits, run_python
 

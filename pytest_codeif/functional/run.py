@@ -1,127 +1,99 @@
-"""Run a task's functional tests in a sandboxed process and reach one verdict
-(`prepare`, then `execute` — possibly on a worker thread — then `finish`).
+"""Run a task's functional tests in a sandboxed process and reach one verdict.
 
 Call cases run in one child process per task (the harness); a pytest file runs in a
 child pytest. Results come back as JSON lines and are compared here, in the trusted
 process. A case with no reported result (crash, timeout, deleted test) never passes.
+This module knows nothing of the engine: it gets a job and the settings to run it with.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import libcst as cst
 
-from pytest_codeif.checks.base import ErrorKind, Undecidable
 from pytest_codeif.code.unit import CodeUnit
-from pytest_codeif.engine.engine import Engine
-from pytest_codeif.engine.verdict import Evidence, Verdict
 from pytest_codeif.functional.folders import run_folders
 from pytest_codeif.functional.plain import Unsupported, decode, plain_equal, show
+from pytest_codeif.outcome import (
+    CaseResult,
+    CaseStatus,
+    ErrorKind,
+    Evidence,
+    FunctionalOutcome,
+    Verdict,
+)
+from pytest_codeif.sandbox.isolation import Isolation
 from pytest_codeif.sandbox.process import Limits, RunResult, run_python
-from pytest_codeif.taskfile.model import CallCase, PytestCase, Task
+from pytest_codeif.spec import CallCase, PytestCase
 
 HARNESS: Final = Path(__file__).with_name("harness.py")
 MAX_RESULT_LINES: Final = 100_000
 
-CaseStatus = Literal["passed", "failed", "error"]
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Where runs write their folders, and the sandbox they run in."""
+
+    workdir: Path
+    isolation: Isolation
 
 
 @dataclass(frozen=True)
-class CaseResult:
-    """One case's outcome; `line` is the case's line in the task file."""
+class FunctionalJob:
+    """One task's functional tests: its code, its cases, its timeout, and the task file
+    as shown to the user (evidence points at the cases' lines there)."""
 
-    label: str
-    status: CaseStatus
-    message: str
-    line: int
-    #: For a call case that returned: the harness's tagged encoding of the value (plain
-    #: JSON, decoded with `plain.decode`), kept for checks that judge observed values.
-    value: Any = None
-    returned: bool = False
-    raised: bool = False  # the call raised an exception (not a crash or a timeout)
+    unit: CodeUnit
+    calls: tuple[CallCase, ...]
+    pytest_files: tuple[PytestCase, ...]
+    timeout: float
+    module: str | None
+    shown: str
 
 
-@dataclass(frozen=True)
-class FunctionalOutcome:
-    """The functional verdict of a task, with each case's result."""
-
-    verdict: Verdict
-    cases: tuple[CaseResult, ...]
-
-
-def prepare(engine: Engine, task: Task) -> FunctionalOutcome | tuple[CodeUnit, str]:
-    """The outcome when it is known without running anything (no code, syntax error,
-    cached), else the unit to run and the cache key to store the outcome under.
-
-    Touches the engine's caches: call it from the main thread only.
-    """
-    try:
-        unit = engine.unit(task)
-        engine.check_syntax(unit)  # a syntax error is undecidable, not a failure
-    except Undecidable as exc:
-        return FunctionalOutcome(Verdict("error", error_kind=exc.kind, error=exc.message), ())
-    key = engine.cache.key(unit, _what(engine, task))
-    cached = engine.cache.get_with_extra(key)
-    if cached is not None:
-        verdict, cases = cached
-        return FunctionalOutcome(verdict, tuple(CaseResult(**case) for case in cases or ()))
-    return unit, key
-
-
-def finish(engine: Engine, key: str, outcome: FunctionalOutcome) -> FunctionalOutcome:
-    """Store `outcome` in the verdict cache (main thread only) and return it."""
-    engine.cache.put(key, outcome.verdict, [dataclasses.asdict(c) for c in outcome.cases])
-    return outcome
-
-
-def execute(engine: Engine, task: Task, unit: CodeUnit) -> FunctionalOutcome:
-    """Run the tests in the sandbox. Safe to call from worker threads: it only reads the
-    engine's settings and writes to the unit's own run folders."""
-    return _run_all(engine, task, unit)
-
-
-def _what(engine: Engine, task: Task) -> dict[str, Any]:
-    """Everything besides the code that decides the functional verdict."""
+def describe(job: FunctionalJob, sandbox: str) -> dict[str, Any]:
+    """Everything besides the code that decides the functional verdict (for cache keys)."""
     calls = [
         [c.label, c.expression, c.function, c.args, c.kwargs, c.expect, c.raises, c.approx]
-        for c in task.calls
+        for c in job.calls
     ]
     files = [
         [case.label, hashlib.sha256(case.path.read_bytes()).hexdigest()]
-        for case in task.pytest_files
+        for case in job.pytest_files
         if case.path.is_file()
     ]
     return {
         "tests": calls,
         "pytest": files,
-        "timeout": task.timeout,
-        "module": task.module,
-        "sandbox": engine.isolation.name,
+        "timeout": job.timeout,
+        "module": job.module,
+        "sandbox": sandbox,
     }
 
 
-def _run_all(engine: Engine, task: Task, unit: CodeUnit) -> FunctionalOutcome:
+def execute(job: FunctionalJob, settings: RunSettings) -> FunctionalOutcome:
+    """Run the tests in the sandbox. Safe to call from worker threads: it writes only to
+    the unit's own run folders."""
     cases: list[CaseResult] = []
     try:
-        if task.calls:
-            cases.extend(_run_calls(engine, task, unit))
-        for index, case in enumerate(task.pytest_files):
-            cases.extend(_run_pytest_file(engine, task, unit, case, index))
+        if job.calls:
+            cases.extend(_run_calls(job, settings))
+        for index, case in enumerate(job.pytest_files):
+            cases.extend(_run_pytest_file(job, settings, case, index))
     except OSError as exc:  # the host, not the code: no space, no process slots...
         message = f"cannot run the tests: {type(exc).__name__}: {exc}"
         return FunctionalOutcome(Verdict("error", error_kind="crash", error=message), ())
-    return FunctionalOutcome(_verdict(engine, task, cases), tuple(cases))
+    return FunctionalOutcome(_verdict(job, cases), tuple(cases))
 
 
-def _verdict(engine: Engine, task: Task, cases: list[CaseResult]) -> Verdict:
-    shown = engine.display(task.path)
+def _verdict(job: FunctionalJob, cases: list[CaseResult]) -> Verdict:
+    shown = job.shown
     errors = [c for c in cases if c.status == "error"]
     failed = [c for c in cases if c.status == "failed"]
     if failed:
@@ -155,19 +127,20 @@ def _ended(run: RunResult, timeout: float) -> tuple[CaseStatus, str]:
     )
 
 
-def _run_calls(engine: Engine, task: Task, unit: CodeUnit) -> list[CaseResult]:
-    labels = [(c.label, c.location.line) for c in task.calls]
+def _run_calls(job: FunctionalJob, settings: RunSettings) -> list[CaseResult]:
+    labels = [(c.label, c.location.line) for c in job.calls]
+    unit = job.unit
     module = unit.main_module
     if module is None:
         message = "the project has several top-level modules; set the task's `module`"
         return [CaseResult(label, "error", message, line) for label, line in labels]
-    code, io = run_folders(engine.workdir, unit, "calls")
+    code, io = run_folders(settings.workdir, unit, "calls")
     request = {
         "root": str(code),
         "module": module,
         "cases": [
             {"expression": c.expression, "function": c.function, "args": c.args, "kwargs": c.kwargs}
-            for c in task.calls
+            for c in job.calls
         ],
     }
     (io / "request.json").write_text(json.dumps(request), encoding="utf-8")
@@ -175,8 +148,8 @@ def _run_calls(engine: Engine, task: Task, unit: CodeUnit) -> list[CaseResult]:
         [str(HARNESS), "--channel", "{channel}"],
         code,
         io,
-        Limits(timeout=task.timeout),
-        engine.isolation,
+        Limits(timeout=job.timeout),
+        settings.isolation,
         stdin=io / "request.json",
     )
     records = _read_lines(run.channel)
@@ -187,10 +160,10 @@ def _run_calls(engine: Engine, task: Task, unit: CodeUnit) -> list[CaseResult]:
         return [CaseResult(label, "failed", message, line) for label, line in labels]
     by_case = {r["case"]: r for r in records if isinstance(r.get("case"), int)}
     results = []
-    for index, case in enumerate(task.calls):
+    for index, case in enumerate(job.calls):
         record = by_case.get(index)
         if record is None:
-            status, message = _ended(run, task.timeout)
+            status, message = _ended(run, job.timeout)
         else:
             status, message = _judge(case, record)
         returned = record is not None and "value" in record
@@ -245,9 +218,9 @@ def expected_test_names(path: Path) -> list[str]:
 
 
 def _run_pytest_file(
-    engine: Engine, task: Task, unit: CodeUnit, case: PytestCase, index: int
+    job: FunctionalJob, settings: RunSettings, case: PytestCase, index: int
 ) -> list[CaseResult]:
-    code, io = run_folders(engine.workdir, unit, f"pytest-{index}")
+    code, io = run_folders(settings.workdir, job.unit, f"pytest-{index}")
     test_name = f"test_codeif_{index}_{case.path.name}"
     if not test_name.endswith(".py"):
         test_name += ".py"
@@ -260,8 +233,8 @@ def _run_pytest_file(
     args += ["--codeif-channel", "{channel}", str(code / test_name)]
     # Plugins installed on the host stay out of the child: its outcome is the test's own.
     no_plugins = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
-    limits = Limits(timeout=task.timeout)
-    run = run_python(args, code, io, limits, engine.isolation, env=no_plugins)
+    limits = Limits(timeout=job.timeout)
+    run = run_python(args, code, io, limits, settings.isolation, env=no_plugins)
     records = _read_lines(run.channel)
     line = case.location.line
     results: list[CaseResult] = []
@@ -287,11 +260,11 @@ def _run_pytest_file(
             status: CaseStatus = "failed"
             message = f"collecting the test file failed: {collect_errors[0].get('message', '')}"
         elif run.timed_out or not records:
-            status, message = _ended(run, task.timeout)
+            status, message = _ended(run, job.timeout)
         else:
             status, message = "failed", "the test did not report a result (deleted or renamed)"
         results.append(CaseResult(f"{case.label}::{name}", status, message, line))
     if not results:
-        status, message = _ended(run, task.timeout)
+        status, message = _ended(run, job.timeout)
         results.append(CaseResult(case.label, status, message, line))
     return results

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_codeif.engine.verdict import Evidence, Verdict
 from pytest_codeif.errors import TaskFileError, format_key_path
-from pytest_codeif.functional.run import FunctionalOutcome
+from pytest_codeif.outcome import Evidence, FunctionalOutcome, Verdict
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
 
 Record = dict[str, Any]

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from pytest_codeif.engine.tools import tool_versions
 from pytest_codeif.report.json_report import build_report, write_atomically
 from pytest_codeif.report.records import Record, lost_record
 from pytest_codeif.report.summary import summarize
 from pytest_codeif.report.terminal import render
+from pytest_codeif.tools import tool_versions
 
 
 class CodeifReporter:

@@ -19,7 +19,9 @@ from functools import cache
 from pathlib import Path
 from typing import Final, Literal
 
-import pytest_codeif
+#: The installed pytest_codeif package, whose harnesses run inside the sandbox.
+PACKAGE_DIR: Final = Path(__file__).resolve().parent.parent
+
 
 BackendName = Literal["bubblewrap", "process"]
 #: Sandboxed code runs as a uid of its own per concurrent run: each pytest process (so
@@ -139,7 +141,7 @@ def _python_dirs() -> tuple[Path, ...]:
         for p in (sys.base_prefix, sys.prefix, sys.exec_prefix, sys.base_exec_prefix)
     }
     wanted.add(Path(sys.executable).resolve().parent)
-    wanted.add(Path(pytest_codeif.__file__).resolve().parent)
+    wanted.add(PACKAGE_DIR)
     ordered = sorted(wanted, key=lambda p: len(p.parts))
     kept: list[Path] = []
     for path in ordered:
@@ -212,7 +214,7 @@ def _probe_bubblewrap() -> str | None:
     if shutil.which("bwrap") is None:
         return "bwrap not found (install the `bubblewrap` package)"
     probe = Isolation("bubblewrap", as_nobody=_use_nobody())
-    here = Path(pytest_codeif.__file__).resolve().parent
+    here = PACKAGE_DIR
     cmd, cwd, env = probe.wrap([sys.executable, "-I", "-c", "pass"], here, here, {})
     try:
         done = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=30, check=False)

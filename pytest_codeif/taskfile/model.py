@@ -1,26 +1,18 @@
-"""The task model: what a task file says, validated and with locations kept."""
+"""The task model: what a task file says, validated and with locations kept.
+
+The plain parts (where the code is, the test cases) live in `pytest_codeif.spec`, below
+the checks; a task and its constraints, which hold configured checks, live here.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pytest_codeif.checks.base import Check
 from pytest_codeif.errors import Location
-from pytest_codeif.taskfile.yamlload import NodeMark
-
-SourceKind = Literal["code", "file", "directory", "response"]
-
-
-@dataclass(frozen=True)
-class CodeSpec:
-    """Where the code under evaluation comes from, as the task file states it."""
-
-    kind: SourceKind
-    value: str
-    location: Location
-    mark: NodeMark | None  # the YAML node of inline code or a response, for line mapping
+from pytest_codeif.spec import CallCase, CodeSpec, PytestCase
 
 
 @dataclass(frozen=True)
@@ -37,30 +29,6 @@ class ConstraintSpec:
     @property
     def check_name(self) -> str:
         return self.check.name
-
-
-@dataclass(frozen=True)
-class CallCase:
-    """Call a function (or evaluate an expression) and compare the plain-data result."""
-
-    label: str
-    location: Location
-    expression: str | None = None
-    function: str | None = None
-    args: list[Any] = field(default_factory=list)
-    kwargs: dict[str, Any] = field(default_factory=dict)
-    expect: Any = None
-    raises: str | None = None
-    approx: float | None = None
-
-
-@dataclass(frozen=True)
-class PytestCase:
-    """A pytest file run against the code."""
-
-    label: str
-    path: Path
-    location: Location
 
 
 @dataclass(frozen=True)
@@ -82,3 +50,6 @@ class Task:
     @property
     def has_tests(self) -> bool:
         return bool(self.calls or self.pytest_files)
+
+
+__all__ = ["CallCase", "CodeSpec", "ConstraintSpec", "PytestCase", "Task"]

@@ -16,14 +16,8 @@ from typing import Any
 from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.registry import CheckRegistry
 from pytest_codeif.errors import TaskFileError
-from pytest_codeif.taskfile.model import (
-    CallCase,
-    CodeSpec,
-    ConstraintSpec,
-    PytestCase,
-    SourceKind,
-    Task,
-)
+from pytest_codeif.spec import CallCase, CodeSpec, PytestCase, SourceKind
+from pytest_codeif.taskfile.model import ConstraintSpec, Task
 from pytest_codeif.taskfile.schema import (
     CONSTRAINT_KEYS,
     constraint_schema,

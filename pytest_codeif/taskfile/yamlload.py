@@ -15,6 +15,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 
 from pytest_codeif.errors import Location, TaskFileError
+from pytest_codeif.spec import NodeMark
 
 KeyPath = tuple[str | int, ...]
 
@@ -30,15 +31,6 @@ MAX_DEPTH: Final = 64
 MAX_FILE_BYTES: Final = 128 * 1024 * 1024
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-@dataclass(frozen=True)
-class NodeMark:
-    """Where a YAML node starts, and how its scalar text was written."""
-
-    line: int  # 1-based
-    column: int  # 1-based
-    style: str | None  # "|" or ">" for block scalars, quotes for flow, None for plain
 
 
 @dataclass(frozen=True)

@@ -17,9 +17,9 @@ from typing import Any, cast
 import libcst as cst
 from libcst import metadata
 
-from pytest_codeif.checks.base import Undecidable
+from pytest_codeif.code.names import NameResolver
 from pytest_codeif.code.unit import SourceFile
-from pytest_codeif.engine.names import NameResolver
+from pytest_codeif.outcome import Undecidable
 
 
 class ParsedModule:

@@ -2,22 +2,63 @@
 many at once as the machine has cores (shared among pytest-xdist workers).
 
 Batches form lazily, like tool runs: the first functional item to run submits every
-planned task, and each item then waits for its own outcome.
+planned task, and each item then waits for its own outcome. The engine's caches are
+touched on the main thread only; worker threads run `functional.run.execute`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from pytest_codeif.code.unit import CodeUnit
 from pytest_codeif.cores import cores_for_this_process
 from pytest_codeif.engine.engine import Engine
-from pytest_codeif.functional.run import FunctionalOutcome, execute, finish, prepare
+from pytest_codeif.functional.run import FunctionalJob, RunSettings, describe, execute
+from pytest_codeif.outcome import CaseResult, FunctionalOutcome, Undecidable, Verdict
 from pytest_codeif.taskfile.model import Task
 
 
 def pool_size() -> int:
     """Sandboxes at once: one per core this process may use."""
     return cores_for_this_process()
+
+
+def job_for(engine: Engine, task: Task, unit: CodeUnit) -> FunctionalJob:
+    """The functional job of `task`, whose code is `unit`."""
+    return FunctionalJob(
+        unit, task.calls, task.pytest_files, task.timeout, task.module, engine.display(task.path)
+    )
+
+
+def settings_of(engine: Engine) -> RunSettings:
+    return RunSettings(engine.workdir, engine.isolation)
+
+
+def prepare(engine: Engine, task: Task) -> FunctionalOutcome | tuple[FunctionalJob, str]:
+    """The outcome when it is known without running anything (no code, syntax error,
+    cached), else the job to run and the cache key to store the outcome under.
+
+    Touches the engine's caches: call it from the main thread only.
+    """
+    try:
+        unit = engine.unit(task)
+        engine.check_syntax(unit)  # a syntax error is undecidable, not a failure
+    except Undecidable as exc:
+        return FunctionalOutcome(Verdict("error", error_kind=exc.kind, error=exc.message), ())
+    job = job_for(engine, task, unit)
+    key = engine.cache.key(unit, describe(job, engine.isolation.name))
+    cached = engine.cache.get_with_extra(key)
+    if cached is not None:
+        verdict, cases = cached
+        return FunctionalOutcome(verdict, tuple(CaseResult(**case) for case in cases or ()))
+    return job, key
+
+
+def finish(engine: Engine, key: str, outcome: FunctionalOutcome) -> FunctionalOutcome:
+    """Store `outcome` in the verdict cache (main thread only) and return it."""
+    engine.cache.put(key, outcome.verdict, [dataclasses.asdict(c) for c in outcome.cases])
+    return outcome
 
 
 class FunctionalPool:
@@ -56,6 +97,7 @@ class FunctionalPool:
     def _submit_planned(self) -> None:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(self.size, thread_name_prefix="codeif-tests")
+        settings = settings_of(self.engine)
         for ident, task in self._planned.items():
             if ident in self._futures:
                 continue
@@ -65,9 +107,9 @@ class FunctionalPool:
                 done.set_result(prepared)
                 self._futures[ident] = done
             else:
-                unit, key = prepared
+                job, key = prepared
                 self._keys[ident] = key
-                self._futures[ident] = self._executor.submit(execute, self.engine, task, unit)
+                self._futures[ident] = self._executor.submit(execute, job, settings)
 
     def close(self) -> None:
         if self._executor is not None:

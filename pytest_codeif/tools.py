@@ -20,7 +20,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
 
-from pytest_codeif.checks.base import Finding
+from pytest_codeif.outcome import Finding
 
 #: How long one batched tool run may take before it is reported as a checker failure.
 TOOL_TIMEOUT: Final = 600.0

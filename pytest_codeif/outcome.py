@@ -1,0 +1,104 @@
+"""Outcome types every layer shares: a finding, a verdict, a test case's result.
+
+This module sits at the bottom of the package and imports only the standard library,
+so the code layer, the sandbox, the checks and the engine can all speak of verdicts
+without importing one another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Status = Literal["satisfied", "violated", "error"]
+
+#: Kinds of "could not decide"; counted apart in every summary.
+ErrorKind = Literal[
+    "no-code",
+    "syntax-error",
+    "timeout",
+    "checker-failure",
+    "invalid-task",
+    "missing-file",
+    "crash",
+    "too-large",
+    "no-observations",
+]
+
+CaseStatus = Literal["passed", "failed", "error"]
+
+
+class Undecidable(Exception):
+    """The check cannot reach a verdict (no code, syntax error, tool crash...)."""
+
+    def __init__(self, kind: ErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One piece of evidence that a constraint is violated.
+
+    `path` is relative to the code unit's root (e.g. ``solution.py``); the engine maps it,
+    and `line`, back to where the code really came from (a YAML line, a response line).
+    """
+
+    message: str
+    rule: str
+    path: str | None = None
+    line: int | None = None
+    column: int | None = None
+    #: `line` is a line of the task file itself (e.g. a test case's), not of the code.
+    in_task_file: bool = False
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A finding located where the user can see it (task file line, real file line)."""
+
+    path: str
+    line: int | None
+    rule: str
+    message: str
+    column: int | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: [{self.rule}] {self.message}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Satisfied, violated (with evidence) or error (with its kind and a reason)."""
+
+    status: Status
+    evidence: tuple[Evidence, ...] = ()
+    error_kind: ErrorKind | None = None
+    error: str | None = None
+    notes: tuple[str, ...] = ()
+    cached: bool = False  # reused from an earlier run (see engine/verdict_cache.py)
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """One functional test case's outcome; `line` is the case's line in the task file."""
+
+    label: str
+    status: CaseStatus
+    message: str
+    line: int
+    #: For a call case that returned: the harness's tagged encoding of the value (plain
+    #: JSON, decoded with `functional.plain.decode`), kept for checks that judge values.
+    value: Any = None
+    returned: bool = False
+    raised: bool = False  # the call raised an exception (not a crash or a timeout)
+
+
+@dataclass(frozen=True)
+class FunctionalOutcome:
+    """The functional verdict of a task, with each case's result."""
+
+    verdict: Verdict
+    cases: tuple[CaseResult, ...]
