@@ -36,7 +36,13 @@ class CodeSpec:
 
 @dataclass(frozen=True)
 class CallCase:
-    """Call a function (or evaluate an expression) and compare the plain-data result."""
+    """Call a function (or evaluate an expression) and compare the plain-data result.
+
+    For an expression whose outermost call is a plain name (`sq(3)`), `function` names
+    that function, so checks of observed values count the case as one of its calls;
+    `args` and `kwargs` hold the call's arguments when all are literals (`args_known`).
+    The expression is what runs.
+    """
 
     label: str
     location: Location
@@ -47,6 +53,7 @@ class CallCase:
     expect: Any = None
     raises: str | None = None
     approx: float | None = None
+    args_known: bool = True
 
 
 @dataclass(frozen=True)

@@ -73,3 +73,42 @@ def test_the_cache_can_be_bypassed(pytester: pytest.Pytester, flag: str) -> None
     result = run(pytester, flag)
     result.assert_outcomes(passed=2, failed=1, errors=1)
     assert not any(cached_ids(pytester).values())
+
+
+CONFTEST = """
+import libcst as cst
+from pytest_codeif import Check, Finding, Sample
+
+class NoGlobals(Check):
+    name = "no-globals"
+    category = "Code Quality"
+    satisfied_by = (Sample("x = 1\\n"),)
+    violated_by = (Sample("def f():\\n    global x\\n"),)
+
+    def evaluate(self, ctx):
+        for module in ctx.modules():
+            for node in module.walk():
+                if isinstance(node, cst.Global) and {verdict}:
+                    yield Finding("global statement", "no-globals", module.source.relpath,
+                                  module.line_of(node))
+
+def pytest_codeif_register_checks(registry):
+    registry.register(NoGlobals)
+"""
+
+
+def test_editing_a_conftest_check_decides_afresh(pytester: pytest.Pytester) -> None:
+    """The key holds the check's own source, wherever it was registered from."""
+    pytester.makeconftest(CONFTEST.format(verdict="True"))
+    pytester.makefile(
+        ".codeif.yaml",
+        t="tasks:\n  - id: g\n    code: |\n      def f():\n          global x\n"
+        "    constraints:\n      - {check: no-globals}\n",
+    )
+    run(pytester).assert_outcomes(failed=1)
+    run(pytester).assert_outcomes(failed=1)
+    assert cached_ids(pytester) == {"g::no-globals": True}
+
+    pytester.makeconftest(CONFTEST.format(verdict="False"))  # the check now lets it pass
+    run(pytester).assert_outcomes(passed=1)
+    assert cached_ids(pytester) == {"g::no-globals": False}

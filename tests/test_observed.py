@@ -80,3 +80,46 @@ tasks:
     result.stdout.fnmatch_lines(
         ["*returned a list (no return annotation), expected `tuple[[]int, set[]]`*"]
     )
+
+
+CALL_CASES = """
+tasks:
+  - id: sq
+    code: |
+      def sq(x):
+          return x * x
+    constraints:
+      - check: values
+        function: sq
+        returns: {type: int, max: 50}
+      - check: values
+        id: inputs
+        function: sq
+        params: {x: {type: int, min: 0}}
+      - check: types
+        function: sq
+        param-types: [int]
+        returns: int
+    tests:
+      - call: sq(3)
+        expect: 9
+      - call: sq(x=-8)
+        expect: 64
+      - call: sq(len([1, 2]))
+        expect: 4
+"""
+
+
+def test_call_expressions_count_as_cases_of_their_function(pytester: pytest.Pytester) -> None:
+    """`call: sq(3)` is a case of `sq` (the README's own form), for `values` and `types`."""
+    pytester.makefile(".codeif.yaml", t=CALL_CASES)
+    result = pytester.runpytest("--codeif", "--codeif-report=r.json", "-p", "no:cacheprovider")
+    report = json.loads((pytester.path / "r.json").read_text())
+    by_id = {c["constraint"]: c for t in report["tasks"] for c in t["constraints"]}
+    assert {k: c["status"] for k, c in by_id.items()} == {
+        "values": "violated",  # sq(x=-8) returned 64 > 50
+        "inputs": "satisfied",  # -8 is outside x >= 0, and no reject-outside asked
+        "types": "satisfied",
+    }
+    assert "64" in json.dumps(by_id["values"]["evidence"])
+    result.assert_outcomes(passed=3, failed=1)

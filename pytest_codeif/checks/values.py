@@ -250,8 +250,9 @@ class ValuesCheck(Check):
         names = [n for n in names if n not in ("self", "cls")]
         findings: list[Finding] = []
         for case, result in observed:
-            if not (result.returned or result.raised):
-                continue  # crashed or timed out: the functional item reports it
+            if not (result.returned or result.raised) or not case.args_known:
+                continue  # crashed or timed out (the functional item reports it), or
+                # an expression whose arguments are not literals: no way to bind them
             bound = dict(zip(names, case.args, strict=False)) | case.kwargs
             outside = [
                 problem

@@ -25,7 +25,7 @@ from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.unit import CodeUnit, SourceFile, load_unit, unit_key
 from pytest_codeif.engine.context import EngineContext, NeedsMoreThanCode
 from pytest_codeif.engine.tool_batches import ToolBatches
-from pytest_codeif.engine.verdict_cache import VerdictCache
+from pytest_codeif.engine.verdict_cache import UNCACHED, VerdictCache, class_fingerprint
 from pytest_codeif.functional.measure import Request, measure
 from pytest_codeif.outcome import (
     CaseResult,
@@ -183,8 +183,13 @@ class Engine:
         """The constraint's verdict-cache key, hashed once (plan and evaluate both ask)."""
         memo = (unit.key, id(constraint))
         if memo not in self._keys:
+            source = class_fingerprint(type(constraint.check))
+            if source is None:  # the check's source is unknown: never reuse its verdicts
+                self._keys[memo] = f"{UNCACHED}{unit.key}:{id(constraint)}"
+                return self._keys[memo]
             what: dict[str, Any] = {
                 "check": constraint.check_name,
+                "check_source": source,
                 "options": dict(constraint.check.options),
             }
             if constraint.check.observes_calls:

@@ -2,7 +2,8 @@
 
 A verdict is reused only when everything that decided it is unchanged: the code (every
 file's path and text), the task's location and id, the check and its options (or the
-functional tests), the sandbox backend, and the versions of Python, ruff, mypy, libcst
+functional tests), the source of the check's class and its bases (wherever it was
+registered from), the sandbox backend, and the versions of Python, ruff, mypy, libcst
 and pytest-codeif itself, including a fingerprint of the plugin's own source files.
 Timeouts, crashes and checker failures are never kept: they say nothing about the code.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import inspect
 import json
 import platform
 import sqlite3
@@ -22,6 +24,9 @@ from typing import Any, Final
 from pytest_codeif.code.unit import CodeUnit
 from pytest_codeif.outcome import Evidence, Verdict
 from pytest_codeif.tools import tool_versions
+
+#: Prefix of keys whose verdicts are never stored nor read (see `class_fingerprint`).
+UNCACHED: Final = "uncached:"
 
 #: Error kinds that are facts about the code, and so may be reused.
 _LASTING_ERRORS: Final = frozenset({"no-code", "syntax-error", "too-large"})
@@ -37,6 +42,37 @@ def environment_fingerprint() -> str:
     ]
     blob = json.dumps([platform.python_version(), tool_versions(), stats], sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()
+
+
+_CLASS_SOURCES: dict[type, str | None] = {}
+
+
+def class_fingerprint(cls: type) -> str | None:
+    """A hash of the source files of `cls` and every class it inherits from (the check's
+    own module, whoever registered it: a conftest.py, a plugin), so that editing a check
+    invalidates its verdicts. None when a file cannot be read: such a check's verdicts
+    are never kept, as there is no way to tell whether it changed."""
+    if cls not in _CLASS_SOURCES:
+        _CLASS_SOURCES[cls] = _sources_hash(cls)
+    return _CLASS_SOURCES[cls]
+
+
+def _sources_hash(cls: type) -> str | None:
+    digest = hashlib.sha256()
+    for klass in cls.__mro__:
+        if klass is object:
+            continue
+        try:
+            path = inspect.getsourcefile(klass)
+        except TypeError:  # a built-in class (no source file)
+            continue
+        if path is None:
+            return None
+        try:
+            digest.update(Path(path).read_bytes())
+        except OSError:
+            return None
+    return digest.hexdigest()
 
 
 class VerdictCache:
@@ -73,7 +109,7 @@ class VerdictCache:
         return hashlib.sha256(blob.encode()).hexdigest()
 
     def _row(self, key: str) -> str | None:
-        db = self._connection()
+        db = None if key.startswith(UNCACHED) else self._connection()
         if db is None:
             return None
         try:
@@ -108,7 +144,7 @@ class VerdictCache:
     def put(self, key: str, verdict: Verdict, extra: Any = None) -> None:
         if verdict.status == "error" and verdict.error_kind not in _LASTING_ERRORS:
             return
-        db = self._connection()
+        db = None if key.startswith(UNCACHED) else self._connection()
         if db is None:
             return
         data = asdict(verdict)

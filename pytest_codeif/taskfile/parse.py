@@ -232,16 +232,21 @@ class _TaskBuilder:
             )
         if "call" in raw:
             try:
-                ast.parse(raw["call"], mode="eval")
+                tree = ast.parse(raw["call"], mode="eval")
             except SyntaxError as exc:
                 raise TaskFileError(
                     self.at("tests", i, "call"),
                     f"`call` must be a Python expression: {exc.msg}",
                 ) from None
+            function, args, kwargs, known = _called(tree.body)
             return CallCase(
                 raw.get("name", raw["call"]),
                 loc,
                 expression=raw["call"],
+                function=function,
+                args=args,
+                kwargs=kwargs,
+                args_known=known,
                 expect=raw.get("expect"),
                 raises=raw.get("raises"),
                 approx=raw.get("approx"),
@@ -264,3 +269,19 @@ class _TaskBuilder:
             raises=raw.get("raises"),
             approx=raw.get("approx"),
         )
+
+
+def _called(node: ast.expr) -> tuple[str | None, list[Any], dict[str, Any], bool]:
+    """The function an expression calls at its outermost level (`sq(3)` calls `sq`), with
+    its arguments when all are literals; (None, [], {}, False) for anything else."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
+        return None, [], {}, False
+    try:
+        args = [ast.literal_eval(arg) for arg in node.args]
+        kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords if kw.arg}
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return node.func.id, [], {}, False
+    starred = any(isinstance(a, ast.Starred) for a in node.args)
+    if starred or any(kw.arg is None for kw in node.keywords):
+        return node.func.id, [], {}, False
+    return node.func.id, args, kwargs, True
