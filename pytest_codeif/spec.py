@@ -12,7 +12,10 @@ from typing import Any, Literal
 
 from pytest_codeif.errors import Location
 
-SourceKind = Literal["code", "file", "directory", "response"]
+SourceKind = Literal["code", "file", "directory", "response", "response-file"]
+
+#: Extensions of a `file:` read as Python source; any other file is a model response.
+PYTHON_SUFFIXES = (".py", ".pyw", ".pyi")
 
 
 @dataclass(frozen=True)

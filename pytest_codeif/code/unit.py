@@ -14,7 +14,7 @@ from typing import Final
 
 from pytest_codeif.code.extract import extract_python
 from pytest_codeif.outcome import Undecidable
-from pytest_codeif.spec import CodeSpec
+from pytest_codeif.spec import PYTHON_SUFFIXES, CodeSpec
 
 #: Module name of code given inline, as a file or as a response.
 SINGLE_MODULE: Final = "solution"
@@ -80,9 +80,12 @@ def load_unit(spec: CodeSpec, task_path: Path, key: str, module: str | None = No
         files = _read_directory(task_path.parent / spec.value)
         main = module or _only_top_module(files)
         return _bounded(CodeUnit(key, files, main, is_project=True))
-    if spec.kind == "file":
+    if spec.kind == "file" and spec.value.lower().endswith(PYTHON_SUFFIXES):
         path = (task_path.parent / spec.value).resolve()
         source = _read_file(path, f"{SINGLE_MODULE}.py")
+        return _bounded(CodeUnit(key, (source,), SINGLE_MODULE, False))
+    if spec.kind in ("file", "response-file"):
+        source = _response_file((task_path.parent / spec.value).resolve())
         return _bounded(CodeUnit(key, (source,), SINGLE_MODULE, False))
     if spec.kind == "response" and len(spec.value) > MAX_RESPONSE_BYTES:
         raise Undecidable(
@@ -135,6 +138,31 @@ def _embedded(spec: CodeSpec, task_path: Path) -> SourceFile:
         )
     origin = tuple(base + line - 1 if exact else first for line in extracted.line_origin)
     return SourceFile(f"{SINGLE_MODULE}.py", extracted.text, task_path, origin)
+
+
+def _response_file(path: Path) -> SourceFile:
+    """A model response kept in a file: its Python, each line mapped to the file's line."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_RESPONSE_BYTES:
+            raise Undecidable(
+                "too-large",
+                f"{path} is {size / 1e6:.1f} MB; at most {MAX_RESPONSE_BYTES / 1e6:.0f} MB "
+                "of a response is evaluated",
+            )
+        text = path.read_bytes().decode("utf-8-sig")
+    except OSError as exc:
+        raise Undecidable("missing-file", f"cannot read {path}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise Undecidable("syntax-error", f"{path} is not valid UTF-8") from None
+    extracted = extract_python(text)
+    if extracted is None:
+        raise Undecidable(
+            "no-code",
+            f"{path} holds no Python code: no fenced ```python block, and it is not Python "
+            "as a whole",
+        )
+    return SourceFile(f"{SINGLE_MODULE}.py", extracted.text, path, tuple(extracted.line_origin))
 
 
 def _read_file(path: Path, relpath: str) -> SourceFile:

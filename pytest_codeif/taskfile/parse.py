@@ -106,9 +106,10 @@ class _TaskBuilder:
 
     def build(self, raw: Any) -> Task:
         _raise_first(self.loaded, self.base, _TASK_SCHEMA, raw)
-        kind: SourceKind = next(k for k in ("code", "file", "directory", "response") if k in raw)
+        kinds: tuple[SourceKind, ...] = ("code", "file", "directory", "response", "response-file")
+        kind = next(k for k in kinds if k in raw)
         code = CodeSpec(kind, raw[kind], self.at(kind), self.loaded.marks.get((*self.base, kind)))
-        if kind in ("file", "directory"):
+        if kind in ("file", "directory", "response-file"):
             self._existing_path(raw[kind], (kind,), want_dir=kind == "directory")
         entry = raw.get("entry-point")
         if not raw.get("constraints") and not raw.get("tests"):

@@ -99,7 +99,7 @@ _TEST_CASE: Final[dict[str, Any]] = {
     ],
 }
 
-_SOURCES: Final = ("code", "file", "directory", "response")
+_SOURCES: Final = ("code", "file", "directory", "response", "response-file")
 
 
 def constraint_schema(options: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -127,13 +127,29 @@ def task_schema(constraint: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "type": "object",
         "required": ["id"],
-        "x-message": "give exactly one of `code`, `file`, `directory` or `response`",
+        "x-message": (
+            "give exactly one of `code`, `file`, `directory`, `response` or `response-file`"
+        ),
         "oneOf": [{"required": [key]} for key in _SOURCES],
         "properties": {
             "id": {**_ID, "description": "Unique within the file; part of every node id."},
             "instruction": {"type": "string"},
             "code": {"type": "string", "description": "Python source, inline."},
-            "file": {"type": "string", "description": "A .py file, relative to the task file."},
+            "file": {
+                "type": "string",
+                "description": (
+                    "A file relative to the task file: Python source when it ends in .py, "
+                    ".pyw or .pyi; any other file (answer.md, output.txt) is read as a "
+                    "model response, as with `response-file`."
+                ),
+            },
+            "response-file": {
+                "type": "string",
+                "description": (
+                    "A file holding raw model output, relative to the task file; its "
+                    "fenced Python blocks are evaluated, whatever its extension."
+                ),
+            },
             "directory": {
                 "type": "string",
                 "description": "A multi-file project, relative to the task file.",
