@@ -11,6 +11,7 @@ import libcst as cst
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
 from pytest_codeif.checks.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.names import absolute_base
 
 _RULE = "imports"
 _DYNAMIC = frozenset({"builtins.__import__", "importlib.import_module"})
@@ -31,14 +32,19 @@ class ImportSite:
 
 
 def import_sites(module: ParsedModule) -> Iterator[ImportSite]:
-    """Every absolute import in `module`, including `__import__("x")` and
-    `importlib.import_module("x")` with a literal name (a common way round a rule)."""
+    """Every import in `module` as absolute module names, relative ones resolved from the
+    module's place in its project (`from ..repositories import user_repo` in
+    `app.api.routes` gives `app.repositories` and `app.repositories.user_repo`), and
+    `__import__("x")` / `importlib.import_module("x")` with a literal name (a common way
+    round a rule)."""
     for node in module.walk():
         if isinstance(node, cst.Import):
             for alias in node.names:
                 yield ImportSite(code_of(alias.name), module, node)
-        elif isinstance(node, cst.ImportFrom) and not node.relative and node.module is not None:
-            base = code_of(node.module)
+        elif isinstance(node, cst.ImportFrom):
+            base = absolute_base(node, module.place)
+            if base is None:
+                continue  # a relative import with no package to resolve it from
             yield ImportSite(base, module, node)
             if not isinstance(node.names, cst.ImportStar):
                 for alias in node.names:
@@ -62,7 +68,9 @@ class ImportsCheck(Check):
     handler must not import the database driver"). Submodules count for their package
     (`from os import path` imports `os`); `__import__("x")` and
     `importlib.import_module("x")` with a literal name count as imports. Names compare
-    case-insensitively; relative imports are the project's own and never match.
+    case-insensitively. In a project, relative imports count as the absolute modules they
+    reach (`from ..repositories import user_repo` in `app/api/routes.py` imports
+    `app.repositories.user_repo`); in a single module they have no package to reach.
 
     Options: `require` and `forbid`, lists of module names (at least one of them).
 
@@ -84,8 +92,46 @@ class ImportsCheck(Check):
     satisfied_by = (
         Sample("from functools import lru_cache\n", {"require": ["functools"]}),
         Sample("import collections.abc\n", {"forbid": ["numpy"], "require": ["collections"]}),
+        Sample(
+            {
+                "app/api/routes.py": "from . import helpers\nfrom ..services import users\n",
+                "app/api/helpers.py": "X = 1\n",
+                "app/services/users.py": "Y = 2\n",
+            },
+            {"forbid": ["app.repositories"], "require": ["app.services.users"]},
+        ),
     )
     violated_by = (
+        Sample(
+            {
+                "app/api/routes.py": "from ..repositories import user_repo\n",
+                "app/repositories/user_repo.py": "def get_user():\n    return 1\n",
+            },
+            {"forbid": ["app.repositories"]},
+        ),
+        Sample(
+            {
+                "app/api/routes.py": "from .. import repositories\n",
+                "app/repositories/__init__.py": "",
+            },
+            {"forbid": ["app.repositories"]},
+        ),
+        Sample(
+            {
+                "app/api/routes.py": "from ..repositories.user_repo import get_user\n",
+                "app/repositories/user_repo.py": "def get_user():\n    return 1\n",
+            },
+            {"forbid": ["app.repositories"]},
+        ),
+        Sample(  # a src/ layout: `src/shop/api/routes.py` is `shop.api.routes`
+            {
+                "src/shop/__init__.py": "",
+                "src/shop/api/__init__.py": "",
+                "src/shop/api/routes.py": "from ..db import connection\n",
+                "src/shop/db.py": "connection = None\n",
+            },
+            {"forbid": ["shop.db"]},
+        ),
         Sample("import os\n", {"require": ["functools"]}),
         Sample("import numpy as np\n", {"forbid": ["NumPy"]}),
         Sample("m = __import__('sqlite3')\n", {"forbid": ["sqlite3"]}),

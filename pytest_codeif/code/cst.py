@@ -17,7 +17,7 @@ from typing import Any, cast
 import libcst as cst
 from libcst import metadata
 
-from pytest_codeif.code.names import NameResolver
+from pytest_codeif.code.names import ModulePlace, NameResolver
 from pytest_codeif.code.unit import SourceFile
 from pytest_codeif.outcome import Undecidable
 
@@ -25,8 +25,11 @@ from pytest_codeif.outcome import Undecidable
 class ParsedModule:
     """A source file, its libcst tree and (on demand) positions and qualified names."""
 
-    def __init__(self, source: SourceFile) -> None:
+    def __init__(self, source: SourceFile, place: ModulePlace | None = None) -> None:
         self.source = source
+        #: The module's absolute name in its project (None: a single module with no
+        #: package, or a file no import reaches); relative imports resolve from it.
+        self.place = place
         try:
             self.tree = cst.parse_module(source.text)
         except cst.ParserSyntaxError as exc:
@@ -126,7 +129,7 @@ class ParsedModule:
 
     @cached_property
     def names(self) -> NameResolver:
-        return NameResolver(self.nodes(cst.Import, cst.ImportFrom), self.definitions)
+        return NameResolver(self.nodes(cst.Import, cst.ImportFrom), self.definitions, self.place)
 
     def line_of(self, node: cst.CSTNode) -> int:
         """1-based line of `node` in this file (costs a code generation pass the first

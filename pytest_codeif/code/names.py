@@ -3,19 +3,45 @@
 
 libcst's QualifiedNameProvider does this with a full scope analysis, which costs about
 25 ms per module (measured on the MultiCodeIF responses): most of a structural check's
-time. This resolver reads the module's flattened nodes once. What it does not model: a local
-variable or parameter that shadows an imported or builtin name.
+time. This resolver reads the module's flattened nodes once; relative imports resolve
+from the module's place in its project. What it does not model: a local variable or
+parameter that shadows an imported or builtin name.
 """
 
 from __future__ import annotations
 
 import builtins
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Final
 
 import libcst as cst
 
+from pytest_codeif.code.module_names import resolve_relative
+
 _BUILTINS: Final = frozenset(dir(builtins))
+
+
+@dataclass(frozen=True)
+class ModulePlace:
+    """Where a module sits in its project: its absolute name, and whether it is a
+    package's `__init__.py` (relative imports count from there)."""
+
+    name: str
+    is_package: bool
+
+
+def absolute_base(node: cst.ImportFrom, place: ModulePlace | None) -> str | None:
+    """The absolute module `from <dots><module> import ...` imports from: `node.module`
+    itself when absolute; resolved from `place` when relative (None when the module has
+    no package, e.g. a single `solution.py`, or the import climbs above the top)."""
+    written = _dotted(node.module) if node.module is not None else None
+    level = len(node.relative)
+    if level == 0:
+        return written
+    if place is None:
+        return None
+    return resolve_relative(place.name, place.is_package, level, written)
 
 
 def _dotted(node: cst.BaseExpression) -> str | None:
@@ -35,7 +61,9 @@ class NameResolver:
         self,
         nodes: Iterable[cst.CSTNode],
         definitions: Iterable[tuple[str, cst.FunctionDef | cst.ClassDef]],
+        package: ModulePlace | None = None,
     ) -> None:
+        self.package = package
         self.imports: dict[str, set[str]] = {}
         self.defined: dict[str, set[str]] = {}
         for qual, definition in definitions:
@@ -59,9 +87,11 @@ class NameResolver:
                 self._bind(top, top)
 
     def _import_from(self, node: cst.ImportFrom) -> None:
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
+        if isinstance(node.names, cst.ImportStar):
             return
-        base = _dotted(node.module)
+        base = absolute_base(node, self.package)
+        if base is None:
+            return
         for alias in node.names:
             name = _dotted(alias.name) or ""
             local = name

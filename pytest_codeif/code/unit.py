@@ -9,10 +9,13 @@ from __future__ import annotations
 import hashlib
 import os
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Final
 
 from pytest_codeif.code.extract import extract_python
+from pytest_codeif.code.module_names import ModuleNames, module_names
+from pytest_codeif.code.names import ModulePlace
 from pytest_codeif.outcome import Undecidable
 from pytest_codeif.spec import PYTHON_SUFFIXES, CodeSpec
 
@@ -59,9 +62,30 @@ class CodeUnit:
     files: tuple[SourceFile, ...]
     main_module: str | None
     is_project: bool  # a directory of modules, not one module
+    #: The project folder's own name when it holds `__init__.py` (it is a package).
+    root_package: str | None = None
 
     def file(self, relpath: str) -> SourceFile | None:
         return next((f for f in self.files if f.relpath == relpath), None)
+
+    @cached_property
+    def names(self) -> ModuleNames | None:
+        """Every file's absolute module name (projects only), as Python would import it."""
+        if not self.is_project:
+            return None
+        try:
+            return module_names([f.relpath for f in self.files], self.root_package)
+        except ValueError:
+            return None  # paths that cannot name modules: relative imports stay unresolved
+
+    def place(self, relpath: str) -> ModulePlace | None:
+        """Where the file at `relpath` sits among the project's modules (None for single
+        modules: they have no package, so relative imports in them resolve to nothing)."""
+        names = self.names
+        name = names.modules.get(relpath) if names is not None else None
+        if name is None:
+            return None
+        return ModulePlace(name, relpath.endswith("__init__.py"))
 
 
 def unit_key(task_path: Path, task_id: str, rootdir: Path) -> str:
@@ -77,9 +101,11 @@ def load_unit(spec: CodeSpec, task_path: Path, key: str, module: str | None = No
     """Read the code `spec` names (paths relative to the task file at `task_path`);
     raise `Undecidable` ("no-code", "missing-file"...) if there is none."""
     if spec.kind == "directory":
-        files = _read_directory(task_path.parent / spec.value)
+        folder = task_path.parent / spec.value
+        files = _read_directory(folder)
         main = module or _only_top_module(files)
-        return _bounded(CodeUnit(key, files, main, is_project=True))
+        package = folder.resolve().name if (folder / "__init__.py").is_file() else None
+        return _bounded(CodeUnit(key, files, main, is_project=True, root_package=package))
     if spec.kind == "file" and spec.value.lower().endswith(PYTHON_SUFFIXES):
         path = (task_path.parent / spec.value).resolve()
         source = _read_file(path, f"{SINGLE_MODULE}.py")

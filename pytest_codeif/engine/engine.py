@@ -110,7 +110,7 @@ class Engine:
         found = self._parsed.get(key)
         if found is None:
             try:
-                found = ParsedModule(source)
+                found = ParsedModule(source, unit.place(source.relpath))
             except Undecidable as exc:
                 found = exc
             self._parsed[key] = found
