@@ -1,5 +1,6 @@
 """The `codeif` command: `codeif merge` combines JSON reports of shards into one;
-`codeif import multicodeif` turns MultiCodeIF data into task files."""
+`codeif import multicodeif` turns MultiCodeIF data into task files; `codeif check-samples`
+verifies the samples of the checks a pytest session would register."""
 
 from __future__ import annotations
 
@@ -12,12 +13,20 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import pytest
 
+from pytest_codeif.checks.base import Check
+from pytest_codeif.checks.builtin import BUILTIN_CHECKS
+from pytest_codeif.checks.registry import CheckRegistrationError, CheckRegistry
 from pytest_codeif.importers.multicodeif import import_multicodeif
 from pytest_codeif.report.json_report import SCHEMA_PATH, build_report, write_atomically
 from pytest_codeif.report.records import Record
 from pytest_codeif.report.summary import summarize
 from pytest_codeif.report.terminal import render
+from pytest_codeif.testing import is_builtin, origin, verify_samples
+
+#: `codeif check-samples` found no check to verify (pytest's status for "no tests ran").
+NOTHING_TO_VERIFY = 5
 
 
 def records_of(report: dict[str, Any]) -> list[Record]:
@@ -85,6 +94,66 @@ def import_command(args: argparse.Namespace) -> int:
     return 0
 
 
+class SampleCheck:
+    """A plugin for one `pytest.main` call: once pytest has loaded plugins and conftest.py
+    files exactly as a session would, verify the registered checks' samples and stop
+    (as `pytest --markers` does), without collecting or running anything."""
+
+    def __init__(self, *, builtin: bool) -> None:
+        self.builtin = builtin
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_cmdline_main(self, config: pytest.Config) -> int:
+        register = getattr(config.hook, "pytest_codeif_register_checks", None)
+        if register is None:  # plugin autoloading is off and `-p codeif` was not given
+            raise pytest.UsageError("codeif check-samples: pytest did not load pytest-codeif")
+        registry = CheckRegistry()
+        try:
+            for check in BUILTIN_CHECKS:  # a --codeif session registers these first
+                registry.register(check)
+            register(registry=registry)
+        except CheckRegistrationError as exc:
+            raise pytest.UsageError(
+                f"codeif check-samples: cannot register a check: {exc}"
+            ) from None
+        checks = [c for c in registry if self.builtin or not is_builtin(c)]
+        if not checks:
+            print(
+                "codeif check-samples: no plugin or conftest.py registered a check "
+                "(--builtin verifies the built-in ones)"
+            )
+            return NOTHING_TO_VERIFY
+        return report_samples(checks)
+
+
+def report_samples(checks: Sequence[type[Check]]) -> int:
+    """Verify each check's samples, print one line per check or per problem; 1 if any."""
+    problems = 0
+    for check in checks:
+        found = verify_samples(check)
+        problems += len(found)
+        if not found:
+            count = len(check.satisfied_by) + len(check.violated_by)
+            print(f"ok    {check.name}: {count} samples agree  [{origin(check)}]")
+        for problem in found:
+            print(f"FAIL  {problem}  [{origin(check)}]")
+    print(f"codeif check-samples: {len(checks)} checks verified, {problems} problems")
+    return 1 if problems else 0
+
+
+def check_samples_command(args: argparse.Namespace) -> int:
+    """`codeif check-samples [PATH...] [-p MODULE]... [--builtin]`."""
+    missing = [str(path) for path in args.paths if not path.exists()]
+    if missing:  # pytest notices only when it collects, which this command never does
+        print(f"codeif check-samples: not found: {', '.join(missing)}", file=sys.stderr)
+        return int(pytest.ExitCode.USAGE_ERROR)
+    pytest_args = [arg for module in args.plugins for arg in ("-p", module)]
+    status = pytest.main(
+        [*pytest_args, *map(str, args.paths)], plugins=[SampleCheck(builtin=args.builtin)]
+    )
+    return int(status)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="codeif", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -101,9 +170,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     multi.add_argument("tasks", type=Path, help="the tasks.jsonl file")
     multi.add_argument("responses", nargs="+", type=Path, help="one or more responses files")
     multi.add_argument("-o", "--output", type=Path, required=True, help="folder for task files")
+    samples = commands.add_parser(
+        "check-samples",
+        help="verify the samples of the checks plugins and conftest.py files register",
+        description="Load plugins and conftest.py files as `pytest --codeif PATH...` would, "
+        "then evaluate every registered check on its samples. Exit status: 0 when each "
+        "sample reaches its declared verdict, 1 when one does not or a check has none, "
+        f"{NOTHING_TO_VERIFY} when no check was registered, pytest's 4 when loading fails.",
+    )
+    samples.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        help="test directories or files whose conftest.py files register checks "
+        "(default: pytest's testpaths, or the current directory)",
+    )
+    samples.add_argument(
+        "-p",
+        dest="plugins",
+        metavar="MODULE",
+        action="append",
+        default=[],
+        help="load a plugin module, as `pytest -p MODULE` does (repeatable)",
+    )
+    samples.add_argument(
+        "--builtin",
+        action="store_true",
+        help="verify the built-in checks too (pytest-codeif's own tests do; it takes a while)",
+    )
     args = parser.parse_args(argv)
     if args.command == "import":
         return import_command(args)
+    if args.command == "check-samples":
+        return check_samples_command(args)
     try:
         merged, warnings = merge(args.reports)
     except (OSError, ValueError, jsonschema.ValidationError) as exc:

@@ -1,9 +1,18 @@
-"""How many cores this pytest process may keep busy: the machine's, shared among the
-pytest-xdist workers of the run (each worker runs its own tools and sandboxes)."""
+"""This pytest process's place in a pytest-xdist run: whether it is a worker, and how
+many cores it may keep busy (the machine's, shared among the workers of the run, each of
+which runs its own tools and sandboxes). The bottom layer, so every module may ask."""
 
 from __future__ import annotations
 
 import os
+
+import pytest
+
+
+def is_xdist_worker(config: pytest.Config) -> bool:
+    """True in a pytest-xdist worker (which has `workerinput`), False in the controller
+    or a run without pytest-xdist."""
+    return hasattr(config, "workerinput")
 
 
 def cores_for_this_process() -> int:

@@ -14,6 +14,8 @@ if TYPE_CHECKING:
 def pytest_codeif_register_checks(registry: CheckRegistry) -> None:
     """Register check classes with `registry.register(MyCheck)`.
 
-    Called once per session, the first time a task file is collected; implement it in a
-    plugin or in a conftest.py at the root of the tests (not in a subdirectory one).
+    Called once per `--codeif` session, when it is configured, and by `codeif
+    check-samples`; implement it in a plugin or in a conftest.py at the root of the tests
+    (not in a subdirectory one: it is loaded too late). The samples of the checks
+    registered here are verified once per session (see `pytest_codeif.testing`).
     """

@@ -1,11 +1,12 @@
 """Which items to batch tools for: the selected items, or under pytest-xdist the items
-this worker has been given so far, so that each worker batches only its own share.
+given to this worker, so that each worker batches only its own share.
 
-pytest-xdist hands items to a worker in chunks after collection (every worker collects
-everything). A worker therefore plans lazily: when an item it was not told about starts,
-it plans that item and every item waiting in its queue. The queue is read from
-pytest-xdist's worker plugin; if that ever changes shape, the worker plans all items, as
-a plain run does (correct, only slower).
+Every pytest-xdist worker collects everything. Under `TaskScheduling` (see
+`xdist_scheduling.py`) a worker knows its share at collection (`own_share`) and plans it
+at once. Otherwise, and for items beyond its share (a crashed worker's), a worker plans
+lazily: when an item it was not told about starts, it plans that item and every item
+waiting in its queue. The queue is read from pytest-xdist's worker plugin; if that ever
+changes shape, the worker plans all items, as a plain run does (correct, only slower).
 """
 
 from __future__ import annotations
@@ -40,10 +41,6 @@ def start(state: CodeifState) -> None:
     state.unstarted = False
     state.pool.start()
     state.engine.start()
-
-
-def is_xdist_worker(config: pytest.Config) -> bool:
-    return hasattr(config, "workerinput")
 
 
 def own_share(session: pytest.Session) -> list[pytest.Item] | None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_codeif import hookspecs
+from pytest_codeif.cores import is_xdist_worker
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -71,10 +72,6 @@ def _enabled(config: pytest.Config) -> bool:
     return bool(config.getoption("codeif", False))
 
 
-def _is_worker(config: pytest.Config) -> bool:
-    return hasattr(config, "workerinput")
-
-
 def pytest_configure(config: pytest.Config) -> None:
     if not _enabled(config):
         return
@@ -85,11 +82,16 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.is_registered(builtin):
         config.pluginmanager.register(builtin, "codeif-builtin-checks")
     config.stash[STATE_KEY] = create_state(config)
-    if not _is_worker(config):
+    if not is_xdist_worker(config):
         # Like junitxml's LogXML: the reporter lives on the controller only.
         from pytest_codeif.report.reporter import CodeifReporter
+        from pytest_codeif.testing import SampleAudit
 
         config.pluginmanager.register(CodeifReporter(config), "codeif-reporter")
+        # Third-party checks' samples, verified once per session (-p no:codeif-samples).
+        config.pluginmanager.register(
+            SampleAudit(config.stash[STATE_KEY].registry), "codeif-samples"
+        )
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -120,7 +122,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     pytest-xdist worker plans only the items it is given, as they arrive."""
     if not _enabled(session.config):
         return
-    from pytest_codeif.planning import is_xdist_worker, plan
+    from pytest_codeif.planning import plan
     from pytest_codeif.state import get_state
 
     state = get_state(session.config)

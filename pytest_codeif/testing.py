@@ -1,17 +1,22 @@
 """Run a check's own samples: each `satisfied_by` sample must be satisfied and each
-`violated_by` sample violated. The test suite runs this for every registered check, and
-rule authors can call `verify_samples(MyCheck)` from their own tests."""
+`violated_by` sample violated (with the message it pins, if any). The test suite runs
+this for every built-in check; rule authors call `verify_samples(MyCheck)` from their own
+tests, `codeif check-samples` runs it for every check a session would register, and a
+`--codeif` session runs it once for the checks that plugins and conftest.py files
+registered (`SampleAudit`)."""
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+
+import pytest
 
 from pytest_codeif.checks.base import Check, Sample
+from pytest_codeif.checks.builtin import BUILTIN_CHECKS
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.engine.functional_pool import prepare, settings_of
 from pytest_codeif.errors import Location
@@ -20,18 +25,26 @@ from pytest_codeif.outcome import FunctionalOutcome, Verdict
 from pytest_codeif.taskfile.model import CallCase, CodeSpec, ConstraintSpec, Task
 from pytest_codeif.taskfile.schema import constraint_schema, describe_error, first_error
 
+#: The id of the task each sample is evaluated as (`ctx.task_id` while samples run).
+SAMPLE_TASK_ID = "sample"
+
 
 @dataclass(frozen=True)
 class SampleProblem:
-    """A sample whose verdict is not the one it declares."""
+    """A sample whose verdict is not the one it declares, or (`index` None) a kind of
+    sample the check does not declare at all."""
 
     check: str
+    #: "satisfied_by" or "violated_by": the sequence the sample is declared in.
     expected: str
-    index: int
+    index: int | None
+    #: The status the sample ended with, or "missing" when there is no such sample.
     got: str
     detail: str
 
     def __str__(self) -> str:
+        if self.index is None:
+            return f"{self.check}: {self.detail}"
         return f"{self.check}: {self.expected}[{self.index}] ended {self.got}: {self.detail}"
 
 
@@ -43,7 +56,14 @@ def sample_verdict(check_cls: type[Check], sample: Sample, folder: Path) -> Verd
     if error is not None:
         path, message = describe_error(error)
         return Verdict("error", error_kind="invalid-task", error=f"options at {path}: {message}")
-    check = check_cls(dict(sample.options))
+    try:
+        check = check_cls(dict(sample.options))
+    except Exception as exc:  # noqa: BLE001 - a broken check is a finding about it
+        return Verdict(
+            "error",
+            error_kind="checker-failure",
+            error=f"creating the check raised {type(exc).__name__}: {exc}",
+        )
     task_path = folder / "sample.codeif.yaml"
     location = Location(task_path, 1, ())
     if isinstance(sample.code, Mapping):
@@ -64,7 +84,7 @@ def sample_verdict(check_cls: type[Check], sample: Sample, folder: Path) -> Verd
         )
         for index, call in enumerate(sample.calls)
     )
-    task = Task(id="sample", path=task_path, location=location, code=code, calls=calls)
+    task = Task(id=SAMPLE_TASK_ID, path=task_path, location=location, code=code, calls=calls)
     spec = ConstraintSpec(check_cls.name, check, check_cls.category, None, None, location)
     engine = Engine(folder, folder / "work")
     engine.functional = partial(_run_tests, engine)
@@ -88,18 +108,90 @@ def _run_tests(engine: Engine, task: Task) -> FunctionalOutcome:
     return execute(prepared[0], settings_of(engine))
 
 
+def _missing(check_cls: type[Check]) -> SampleProblem | None:
+    """The problem of a check that declares no sample of one kind, or of neither."""
+    if not check_cls.satisfied_by and not check_cls.violated_by:
+        detail = "carries no samples: its verdicts are unproven"
+        return SampleProblem(check_cls.name, "satisfied_by", None, "missing", detail)
+    if not check_cls.violated_by:
+        detail = "carries no violated_by sample: nothing shows it can be violated"
+        return SampleProblem(check_cls.name, "violated_by", None, "missing", detail)
+    if not check_cls.satisfied_by:
+        detail = "carries no satisfied_by sample: nothing shows it can be satisfied"
+        return SampleProblem(check_cls.name, "satisfied_by", None, "missing", detail)
+    return None
+
+
+def _disagreement(expected: str, sample: Sample, verdict: Verdict) -> tuple[str, str] | None:
+    """(status, detail) when `verdict` is not what the sample declares, else None."""
+    findings = "; ".join(str(e) for e in verdict.evidence)
+    if verdict.status != expected:
+        return verdict.status, verdict.error or findings or "no findings"
+    if sample.message is None:
+        return None
+    if expected == "satisfied":
+        return verdict.status, "a satisfied sample has no finding: its `message` cannot match"
+    if any(sample.message in e.message for e in verdict.evidence):
+        return None
+    return verdict.status, f"no finding's message contains {sample.message!r} ({findings})"
+
+
 def verify_samples(check_cls: type[Check]) -> list[SampleProblem]:
-    """Every sample of `check_cls` whose verdict differs from what it declares."""
-    problems: list[SampleProblem] = []
+    """Every sample of `check_cls` whose verdict differs from what it declares (for a
+    violated sample with a `message`: or whose findings do not say it), and a problem
+    for a kind of sample the check lacks. `[]` means every declared verdict is proven."""
+    missing = _missing(check_cls)
+    problems: list[SampleProblem] = [missing] if missing else []
     for expected, index, sample in _samples(check_cls):
         with tempfile.TemporaryDirectory(prefix="codeif-sample-") as tmp:
-            verdict = sample_verdict(check_cls, sample, Path(tmp))
-        if verdict.status != expected:
-            detail: Any = (
-                verdict.error or "; ".join(str(e) for e in verdict.evidence) or "no findings"
-            )
+            try:
+                verdict = sample_verdict(check_cls, sample, Path(tmp))
+            except Exception as exc:  # noqa: BLE001 - e.g. a call case without `function`
+                error = f"the sample cannot be run: {type(exc).__name__}: {exc}"
+                verdict = Verdict("error", error_kind="invalid-task", error=error)
+        found = _disagreement(expected, sample, verdict)
+        if found is not None:
             label = "satisfied_by" if expected == "satisfied" else "violated_by"
-            problems.append(
-                SampleProblem(check_cls.name, label, index, verdict.status, str(detail))
-            )
+            problems.append(SampleProblem(check_cls.name, label, index, *found))
     return problems
+
+
+def is_builtin(check_cls: type[Check]) -> bool:
+    """Whether `check_cls` ships with pytest-codeif (its samples are proven by its tests)."""
+    return check_cls in BUILTIN_CHECKS
+
+
+def origin(check_cls: type[Check]) -> str:
+    """Where a check was defined, for messages: `conftest.NoPrint`, `myplugin.rules.X`."""
+    return f"{check_cls.__module__}.{check_cls.__qualname__}"
+
+
+class SampleAudit:
+    """Verifies, once per `--codeif` session, the samples of every check a plugin or a
+    conftest.py registered, and lists each problem in a terminal summary section.
+
+    Built-in checks are left out (this project's tests prove them), so the cost is that
+    of the third-party samples alone. A section rather than a warning: under
+    `filterwarnings = error` a warning raised during the session is an internal error
+    that stops it, for checks whose verdicts are merely unproven. The run's outcome is
+    never changed; `codeif check-samples` is the strict form (it exits 1). Registered on
+    the controller only, as "codeif-samples": `-p no:codeif-samples` turns it off.
+    """
+
+    def __init__(self, checks: Iterable[type[Check]]) -> None:
+        self.checks = [check for check in checks if not is_builtin(check)]
+        self.problems: list[tuple[type[Check], SampleProblem]] = []
+
+    @pytest.hookimpl(trylast=True)  # after pytest-xdist has started its workers
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        for check in self.checks:
+            self.problems.extend((check, problem) for problem in verify_samples(check))
+
+    @pytest.hookimpl(trylast=True)  # after the satisfaction figures it qualifies
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if not self.problems:
+            return
+        terminalreporter.write_sep("=", "codeif: unproven checks", yellow=True)
+        for check, problem in self.problems:
+            terminalreporter.write_line(f"{problem}  [{origin(check)}]")
+        terminalreporter.write_line("(`codeif check-samples` lists these and exits 1)")

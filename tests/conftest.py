@@ -1,10 +1,13 @@
-"""Shared helpers: paths to the repository's fixtures and examples, and a way to copy
-them into a pytester directory."""
+"""Shared helpers: paths to the repository's fixtures and examples, a way to copy them
+into a pytester directory, and `run_codeif`, which runs every test that checks
+aggregation plain, with `-n 0` and with `-n 2`."""
 
 from __future__ import annotations
 
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 import pytest
 
@@ -34,3 +37,29 @@ def copy_into(pytester: pytest.Pytester, source: Path) -> Path:
 def examples(pytester: pytest.Pytester) -> Path:
     """The bundled examples, copied into the pytester directory."""
     return copy_into(pytester, EXAMPLES)
+
+
+#: How aggregation is exercised: a plain run, `-n 0`, and two pytest-xdist workers (whose
+#: records the controller gathers for the summary and the JSON report).
+AGGREGATION_MODES: Final = {"plain": (), "n0": ("-n", "0"), "n2": ("-n", "2")}
+
+
+@dataclass(frozen=True)
+class CodeifRunner:
+    """`pytest --codeif ARGS` in the pytester directory, in one of AGGREGATION_MODES, with
+    no verdict cache (each run decides every verdict afresh)."""
+
+    pytester: pytest.Pytester
+    mode: str
+
+    def __call__(self, *args: str, subprocess: bool = False) -> pytest.RunResult:
+        run = self.pytester.runpytest_subprocess if subprocess else self.pytester.runpytest
+        return run("--codeif", "-p", "no:cacheprovider", *args, *AGGREGATION_MODES[self.mode])
+
+
+@pytest.fixture(params=list(AGGREGATION_MODES))
+def run_codeif(request: pytest.FixtureRequest, pytester: pytest.Pytester) -> CodeifRunner:
+    """Runs `pytest --codeif` plain, with `-n 0` and with `-n 2`: every test that checks
+    the summary or the JSON report takes this fixture, so what it checks holds in each.
+    Tests that aggregate nothing run plain (`-n 2` is the slow mode)."""
+    return CodeifRunner(pytester, request.param)

@@ -90,17 +90,16 @@ def test_a_broken_third_party_check_is_a_usage_error(pytester: pytest.Pytester) 
         """
         from pytest_codeif import Check
 
-        class NoSamples(Check):
-            name = "no-samples"
-            category = "Coding Style"
+        class NoCategory(Check):
+            name = "no-category"
 
         def pytest_codeif_register_checks(registry):
-            registry.register(NoSamples)
+            registry.register(NoCategory)
         """
     )
     copy_into(pytester, FIXTURES / "good" / "tiny.codeif.yaml")
     result = pytester.runpytest("--codeif")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*cannot register a check: *NoSamples: declare at least one sample*"]
+        ["*cannot register a check: *NoCategory: `category` must be a string*"]
     )

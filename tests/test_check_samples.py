@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from pytest_codeif import Check, verify_samples
@@ -31,6 +33,21 @@ def test_a_wrong_sample_is_reported(tmp_path) -> None:
     problems = verify_samples(Mislabelled)
     assert [p.expected for p in problems] == ["satisfied_by"]
     assert problems[0].got == "violated"
+
+
+def test_pinned_messages_of_builtin_checks_are_verified() -> None:
+    """The generic test above also proves what a violated sample reports."""
+    calls = builtin_registry().get("calls")
+    assert calls is not None
+    pinned = [s for s in calls.violated_by if s.message]
+    assert pinned, "calls pins the messages of its violated samples"
+
+    class Misreported(calls):  # type: ignore[misc, valid-type]
+        violated_by = (dataclasses.replace(pinned[0], message="is called twice"),)
+
+    [problem] = verify_samples(Misreported)
+    assert (problem.expected, problem.index, problem.got) == ("violated_by", 0, "violated")
+    assert "no finding's message contains 'is called twice'" in problem.detail
 
 
 def test_sample_options_are_validated(tmp_path) -> None:

@@ -4,22 +4,31 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from xml.etree import ElementTree
 
 import jsonschema
 import pytest
 
 from pytest_codeif.report.json_report import SCHEMA_PATH
+from tests.conftest import CodeifRunner
 
 
-def test_examples_outcomes_and_summary(pytester: pytest.Pytester, examples: Path) -> None:
-    result = pytester.runpytest("--codeif", "-p", "no:cacheprovider", "examples")
+def test_examples_outcomes_summary_and_report(run_codeif: CodeifRunner, examples: Path) -> None:
+    result = run_codeif("examples", "--codeif-report=out/report.json")
     result.assert_outcomes(passed=20, failed=10)
+    # Under -n 2 the failures of different tasks come in the order the workers finish.
     result.stdout.fnmatch_lines(
         [
             "*fib-loop::recursive*",
             "*fib.codeif.yaml:57: [[]construct[]] `fib` uses no recursion, which is required",
             "what to do: Decorate fib with @functools.lru_cache instead of a hand-made cache.",
-            "*project/shop/routes.py:1: [[]imports[]] imports `sqlite3`, but*forbidden",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        ["*project/shop/routes.py:1: [[]imports[]] imports `sqlite3`, but*forbidden"]
+    )
+    result.stdout.fnmatch_lines(
+        [
             "*= codeif: constraint satisfaction =*",
             "by check * satisfied * rate * violated * errors",
             "  calls * 1/2 * 50.0% * 1 * 0",
@@ -34,6 +43,19 @@ def test_examples_outcomes_and_summary(pytester: pytest.Pytester, examples: Path
     end = next(i for i, line in enumerate(lines) if "short test summary info" in line)
     assert end - start > 10
     assert all(len(line) <= 80 for line in lines[start:end])
+
+    report = json.loads((run_codeif.pytester.path / "out" / "report.json").read_text())
+    jsonschema.validate(report, json.loads(SCHEMA_PATH.read_text()))
+    assert report["complete"] is True
+    assert set(report["tool_versions"]) >= {"ruff", "mypy", "libcst", "pytest-codeif"}
+    by_id = {task["id"]: task for task in report["tasks"]}
+    assert by_id["fib-memo"]["metadata"] == {"model": "example-model-a", "source": "quickstart"}
+    loop = {c["constraint"]: c for c in by_id["fib-loop"]["constraints"]}
+    assert loop["recursive"]["status"] == "violated"
+    assert loop["recursive"]["evidence"][0]["line"] == 57
+    assert loop["ruff"]["status"] == "satisfied"
+    assert by_id["shop"]["functional"]["cases_passed"] == 3
+    assert report["summary"]["constraints"]["total"] == 25
 
 
 def test_without_codeif_nothing_is_collected(pytester: pytest.Pytester, examples: Path) -> None:
@@ -51,28 +73,21 @@ def test_node_ids_select_with_k_and_lf(pytester: pytest.Pytester, examples: Path
     rerun.assert_outcomes(failed=1)
 
 
-def test_report_is_valid_and_joinable(pytester: pytest.Pytester, examples: Path) -> None:
-    pytester.runpytest("--codeif", "examples", "--codeif-report=out/report.json")
-    report = json.loads((pytester.path / "out" / "report.json").read_text())
-    jsonschema.validate(report, json.loads(SCHEMA_PATH.read_text()))
-    assert report["complete"] is True
-    assert set(report["tool_versions"]) >= {"ruff", "mypy", "libcst", "pytest-codeif"}
-    by_id = {task["id"]: task for task in report["tasks"]}
-    assert by_id["fib-memo"]["metadata"] == {"model": "example-model-a", "source": "quickstart"}
-    loop = {c["constraint"]: c for c in by_id["fib-loop"]["constraints"]}
-    assert loop["recursive"]["status"] == "violated"
-    assert loop["recursive"]["evidence"][0]["line"] == 57
-    assert loop["ruff"]["status"] == "satisfied"
-    assert by_id["shop"]["functional"]["cases_passed"] == 3
-    assert report["summary"]["constraints"]["total"] == 25
-
-
 def test_junitxml_carries_evidence(pytester: pytest.Pytester, examples: Path) -> None:
     pytester.runpytest("--codeif", "examples", "--junitxml=junit.xml")
-    xml = (pytester.path / "junit.xml").read_text()
-    assert 'name="fib-loop::recursive"' in xml or "fib-loop" in xml
-    assert "uses no recursion, which is required" in xml
-    assert 'name="codeif_check" value="construct"' in xml
+    root = ElementTree.parse(pytester.path / "junit.xml").getroot()
+    # junitxml names an item `file::a::b` as classname `file.a`, name `b`.
+    case = next(
+        c
+        for c in root.iter("testcase")
+        if c.get("classname", "").endswith("fib.codeif.yaml.fib-loop")
+        and c.get("name") == "recursive"
+    )
+    failure = case.find("failure")
+    assert failure is not None
+    assert "uses no recursion, which is required" in (failure.text or "")
+    properties = {p.get("name"): p.get("value") for p in case.iter("property")}
+    assert properties["codeif_check"] == "construct"
 
 
 def test_inline_code_lines_map_to_yaml(pytester: pytest.Pytester) -> None:
@@ -127,8 +142,8 @@ def test_file_unit_reports_the_real_file(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*solution.py:2: [[]calls[]] calls `eval`, which is forbidden"])
 
 
-def test_errors_are_counted_apart(pytester: pytest.Pytester) -> None:
-    pytester.makefile(
+def test_errors_are_counted_apart(run_codeif: CodeifRunner) -> None:
+    run_codeif.pytester.makefile(
         ".codeif.yaml",
         errs="""
         tasks:
@@ -156,7 +171,7 @@ def test_errors_are_counted_apart(pytester: pytest.Pytester) -> None:
                 forbid: [loop]
         """,
     )
-    result = pytester.runpytest("--codeif", "-rE")
+    result = run_codeif("-rE")
     result.assert_outcomes(passed=1, errors=4)
     result.stdout.fnmatch_lines(
         [
@@ -169,8 +184,8 @@ def test_errors_are_counted_apart(pytester: pytest.Pytester) -> None:
     assert "Traceback" not in result.stdout.str()
 
 
-def test_levels_and_constraint_counts_are_reported(pytester: pytest.Pytester) -> None:
-    pytester.makefile(
+def test_levels_and_constraint_counts_are_reported(run_codeif: CodeifRunner) -> None:
+    run_codeif.pytester.makefile(
         ".codeif.yaml",
         levels="""
         tasks:
@@ -185,7 +200,7 @@ def test_levels_and_constraint_counts_are_reported(pytester: pytest.Pytester) ->
               - {check: construct, forbid: [comprehension], level: 1}
         """,
     )
-    result = pytester.runpytest("--codeif")
+    result = run_codeif()
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
         [

@@ -241,10 +241,13 @@ def test_under_maxfail_nothing_is_decided_before_its_item(pytester: pytest.Pytes
         for i in range(3)
     )
     pytester.makefile(".codeif.yaml", suite=f"tasks:\n{tasks}\n")
-    result = pytester.runpytest("--codeif", "-x", "-p", "no:randomly")
+    # The session's audit of the check's samples would log too: off.
+    result = pytester.runpytest("--codeif", "-x", "-p", "no:randomly", "-p", "no:codeif-samples")
     result.assert_outcomes(failed=1)
     assert (pytester.path / "evaluated.txt").read_text().split() == ["t0"]
-    result = pytester.runpytest("--codeif", "-p", "no:randomly", "--codeif-no-cache")
+    result = pytester.runpytest(
+        "--codeif", "-p", "no:randomly", "--codeif-no-cache", "-p", "no:codeif-samples"
+    )
     result.assert_outcomes(failed=3)
     assert (pytester.path / "evaluated.txt").read_text().split() == ["t0", "t0", "t1", "t2"]
 

@@ -1,14 +1,17 @@
-"""Aggregation is the same plain, with -n 0 and with -n 2 (pytest-xdist)."""
+"""Aggregation is the same plain, with -n 0 and with -n 2 (pytest-xdist); tasks are split
+whole among the workers."""
 
 from __future__ import annotations
 
 import json
 import re
 import shutil
+from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.conftest import EXAMPLES, FIXTURES
+from tests.conftest import EXAMPLES, FIXTURES, CodeifRunner
 
 
 def summary_section(result: pytest.RunResult) -> list[str]:
@@ -18,35 +21,51 @@ def summary_section(result: pytest.RunResult) -> list[str]:
     return lines[start:end]
 
 
-def comparable(report: dict) -> dict:
-    """The report without what may differ between runs: its date, and measured timings
-    (the `complexity` check's costs and slopes; the verdicts themselves must agree)."""
+def comparable(report: dict, root: Path) -> dict:
+    """The report without what may differ between runs: its date, the folder it ran in,
+    and measured timings (the `complexity` check's costs and slopes; the verdicts
+    themselves must agree)."""
     report = dict(report)
     report.pop("created")
-    text = json.dumps(report, ensure_ascii=False)
+    text = json.dumps(report, ensure_ascii=False).replace(str(root), "<root>")
     text = re.sub(r"slope -?[\d.]+", "slope #", text)
     text = re.sub(r"n=(\d+): [\d.]+ (µs|ms|B|KiB)", r"n=\1: #", text)
     return json.loads(text)
 
 
-def test_same_outcomes_summary_and_report_with_and_without_xdist(pytester: pytest.Pytester) -> None:
+Observed = tuple[dict[str, int], list[str], dict[str, Any]]
+
+
+@pytest.fixture(scope="session")
+def plain_runs() -> dict[str, Observed]:
+    """What a plain run observed, kept for the session: each mode is compared with it, and
+    it is taken once per pytest process (by the `plain` case, or the first that needs it)."""
+    return {}
+
+
+def test_same_outcomes_summary_and_report_as_a_plain_run(
+    run_codeif: CodeifRunner, plain_runs: dict[str, Observed]
+) -> None:
+    pytester = run_codeif.pytester
     shutil.copytree(EXAMPLES, pytester.path / "examples")
     shutil.copytree(FIXTURES / "functional", pytester.path / "fixtures" / "functional")
     shutil.copytree(FIXTURES / "bad", pytester.path / "fixtures" / "bad")
-    runs = {}
-    for label, extra in {"plain": [], "n0": ["-n", "0"], "n2": ["-n", "2"]}.items():
-        result = pytester.runpytest_subprocess(
-            "--codeif", "-rA", "-p", "no:cacheprovider", f"--codeif-report={label}.json", *extra
-        )
-        report = json.loads((pytester.path / f"{label}.json").read_text())
-        runs[label] = (result.parseoutcomes(), summary_section(result), comparable(report))
-    plain = runs["plain"]
-    assert plain[0]["failed"] >= 10 and plain[0]["errors"] >= 10 and plain[0]["passed"] >= 10
-    for label in ("n0", "n2"):
-        outcomes, summary, report = runs[label]
-        assert outcomes == plain[0], label
-        assert summary == plain[1], label
-        assert report == plain[2], label
+
+    def observe(run: CodeifRunner) -> Observed:
+        result = run("-rA", f"--codeif-report={run.mode}.json", subprocess=True)
+        report = json.loads((pytester.path / f"{run.mode}.json").read_text())
+        return result.parseoutcomes(), summary_section(result), comparable(report, pytester.path)
+
+    observed = observe(run_codeif)
+    if run_codeif.mode == "plain":
+        plain_runs.setdefault("plain", observed)
+    elif "plain" not in plain_runs:
+        plain_runs["plain"] = observe(CodeifRunner(pytester, "plain"))
+    outcomes, summary, report = plain_runs["plain"]
+    assert outcomes["failed"] >= 10 and outcomes["errors"] >= 10 and outcomes["passed"] >= 10
+    assert observed[0] == outcomes
+    assert observed[1] == summary
+    assert observed[2] == report
 
 
 def test_split_by_task_keeps_tasks_whole_and_blocks_even() -> None:

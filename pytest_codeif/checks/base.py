@@ -8,9 +8,12 @@ The engine implements the protocol; checks depend only on it, never on the engin
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final, Protocol
+
+import libcst as cst
 
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.unit import CodeUnit
@@ -44,11 +47,19 @@ CATEGORIES: Final = (
 )
 
 
+def dedented(code: str) -> str:
+    """`code` as a module, when it was written as an indented triple-quoted string: the
+    common indentation removed, and the newline right after the opening quotes dropped."""
+    text = textwrap.dedent(code)
+    return text[1:] if text.startswith("\n") else text
+
+
 @dataclass(frozen=True)
 class Sample:
     """Code that satisfies or violates a check with the given options.
 
-    `code` is one module's source, or a mapping of relative path to source for a project.
+    `code` is one module's source, or a mapping of relative path to source for a project;
+    each is dedented (see `dedented`), so samples can be indented triple-quoted strings.
     """
 
     code: str | Mapping[str, str]
@@ -56,6 +67,18 @@ class Sample:
     #: Call cases to run (`function`, `args`, `kwargs`), for checks that judge values
     #: observed when the code runs.
     calls: Sequence[Mapping[str, Any]] = ()
+    #: For a `violated_by` sample: text that the message of at least one finding must
+    #: contain (a plain substring, not a pattern), so the sample proves what is reported
+    #: and not only that something is.
+    message: str | None = None
+
+    def __post_init__(self) -> None:
+        code = (
+            dedented(self.code)
+            if isinstance(self.code, str)
+            else {path: dedented(text) for path, text in self.code.items()}
+        )
+        object.__setattr__(self, "code", code)  # frozen: the one normalisation, at birth
 
 
 class CheckContext(Protocol):
@@ -74,12 +97,23 @@ class CheckContext(Protocol):
         ...
 
     @property
+    def check_name(self) -> str:
+        """The name of the check being evaluated: the rule findings carry by default."""
+        ...
+
+    @property
     def notes(self) -> list[str]:
         """Remarks for the report that are not findings (e.g. a suppression disregarded)."""
         ...
 
     def modules(self) -> list[ParsedModule]:
-        """Every module of the unit, parsed once per session; syntax errors are undecidable."""
+        """Every module of the unit in the constraint's scope (`files`, `modules`...),
+        parsed once per session; syntax errors are undecidable."""
+        ...
+
+    def in_scope(self, relpath: str) -> bool:
+        """True when the file at `relpath` (unit-relative) is in the constraint's scope;
+        `unit.files` lists every file, in scope or not."""
         ...
 
     def observed(self) -> list[tuple[CallCase, CaseResult]]:
@@ -96,6 +130,26 @@ class CheckContext(Protocol):
 
     def mypy(self, config: MypyConfig) -> list[Finding]:
         """Mypy's errors for this unit, from the batched run for `config`."""
+        ...
+
+    def finding(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        rule: str | None = None,
+    ) -> Finding:
+        """A finding whose rule defaults to the check's name; `path` is unit-relative
+        (`module.relpath`) and `line` a line of that file. For findings at a node, `report`
+        is shorter."""
+        ...
+
+    def report(
+        self, module: ParsedModule, node: cst.CSTNode, message: str, *, rule: str | None = None
+    ) -> Finding:
+        """A finding at `node` of `module` (its file, line and column), whose rule defaults
+        to the check's name."""
         ...
 
 

@@ -128,12 +128,25 @@ class CallsCheck(Check):
         ),
     )
     violated_by = (
-        Sample("def f(n):\n    return n\n", {"require": ["functools.lru_cache"]}),
-        Sample("from builtins import eval as e\n\ne('1')\n", {"forbid": ["eval"]}),
-        Sample("import string\n\nstring.upper('a')\n", {"require": ["str.upper"]}),
+        Sample(
+            "def f(n):\n    return n\n",
+            {"require": ["functools.lru_cache"]},
+            message="`functools.lru_cache` is never called",
+        ),
+        Sample(
+            "from builtins import eval as e\n\ne('1')\n",
+            {"forbid": ["eval"]},
+            message="calls `eval`, which is forbidden",
+        ),
+        Sample(
+            "import string\n\nstring.upper('a')\n",
+            {"require": ["str.upper"]},
+            message="`str.upper` is never called",
+        ),
         Sample(
             "def g():\n    return sorted([2, 1])\n\ndef f():\n    return [1]\n",
             {"require": ["sorted"], "function": "f"},
+            message="`sorted` is never called in `f`",
         ),
     )
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ClassVar, Final
 
 import libcst as cst
@@ -39,7 +39,6 @@ NODE_CONSTRUCTS: Final[dict[str, tuple[type[cst.CSTNode], ...]]] = {
     "assert": (cst.Assert,),
     "type-hint": (cst.Annotation,),
 }
-CONSTRUCTS: Final = ("recursion", "async-function", "dataclass", "unpacking", *NODE_CONSTRUCTS)
 
 
 def _callees(ref: FunctionRef, known: dict[str, FunctionRef]) -> set[str]:
@@ -89,6 +88,28 @@ def _unpacks(node: cst.CSTNode) -> bool:
     if isinstance(node, cst.Arg):
         return node.star in ("*", "**")
     return isinstance(node, (cst.StarredElement, cst.StarredDictElement))
+
+
+def _is_async_function(module: ParsedModule, node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.FunctionDef) and node.asynchronous is not None
+
+
+def _is_dataclass(module: ParsedModule, node: cst.CSTNode) -> bool:
+    """A `dataclasses.dataclass` decorator, bare or called, however imported."""
+    if not isinstance(node, cst.Decorator):
+        return False
+    target = node.decorator.func if isinstance(node.decorator, cst.Call) else node.decorator
+    return any(n.startswith("dataclasses.dataclass") for n in module.qualified(target))
+
+
+#: Construct name -> a test of one node, for constructs its type alone does not tell.
+NODE_TESTS: Final[dict[str, Callable[[ParsedModule, cst.CSTNode], bool]]] = {
+    "async-function": _is_async_function,
+    "dataclass": _is_dataclass,
+    "unpacking": lambda module, node: _unpacks(node),
+}
+#: Every construct, each found one way: recursion, a node's type, or a test of a node.
+CONSTRUCTS: Final = ("recursion", *NODE_TESTS, *NODE_CONSTRUCTS)
 
 
 class ConstructCheck(Check):
@@ -196,27 +217,8 @@ class ConstructCheck(Check):
                 for r in recursive.values()
                 if function is None or r.node is places[0][1]
             ]
-        found: list[tuple[ParsedModule, cst.CSTNode]] = []
         if construct in NODE_CONSTRUCTS:
             kinds = NODE_CONSTRUCTS[construct]
             return [(m, node) for m, scope in places for node in m.nodes(*kinds, within=scope)]
-        for module, scope in places:
-            for node in module.walk(scope):
-                if construct == "async-function":
-                    hit = isinstance(node, cst.FunctionDef) and node.asynchronous is not None
-                elif construct == "dataclass":
-                    hit = isinstance(node, cst.Decorator) and any(
-                        n.startswith("dataclasses.dataclass")
-                        for n in module.qualified(
-                            node.decorator.func
-                            if isinstance(node.decorator, cst.Call)
-                            else node.decorator
-                        )
-                    )
-                elif construct == "unpacking":
-                    hit = _unpacks(node)
-                else:
-                    hit = isinstance(node, NODE_CONSTRUCTS[construct])
-                if hit:
-                    found.append((module, node))
-        return found
+        hit = NODE_TESTS[construct]
+        return [(m, node) for m, scope in places for node in m.walk(scope) if hit(m, node)]

@@ -129,12 +129,37 @@ class GlobalStateCheck(Check):
         ),
     )
     violated_by = (
-        Sample("count = 0\n\ndef inc():\n    global count\n    count += 1\n", {}),
-        Sample("CACHE = {}\n\ndef put(k, v):\n    CACHE[k] = v\n", {}),
         Sample(
-            "from collections import deque\n\nQ = deque()\n\ndef push(x):\n    Q.append(x)\n", {}
+            """
+            count = 0
+
+            def inc():
+                global count
+                count += 1
+            """,
+            message="`global count`: a function rebinds module-level state",
         ),
-        Sample("PRIMES = [2, 3, 5]\n", {"strict": True}),
+        Sample(
+            """
+            CACHE = {}
+
+            def put(k, v):
+                CACHE[k] = v
+            """,
+            message="a function changes module-level `CACHE`",
+        ),
+        Sample(
+            """
+            from collections import deque
+
+            Q = deque()
+
+            def push(x):
+                Q.append(x)
+            """,
+            message="changes module-level `Q` (.append)",
+        ),
+        Sample("PRIMES = [2, 3, 5]\n", {"strict": True}, message="module-level mutable `PRIMES`"),
     )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import jsonschema
 
-from pytest_codeif.checks.base import Check
+from pytest_codeif.checks.base import Check, Sample
 
 _NAME = re.compile(r"^[a-z][a-z0-9-]*$")
 
@@ -24,7 +24,8 @@ class CheckRegistry:
         self._checks: dict[str, type[Check]] = {}
 
     def register(self, check: type[Check]) -> None:
-        """Add `check`, after verifying its declarations; names must be unique."""
+        """Add `check`, after verifying its declarations; names must be unique. Whether
+        its samples reach their verdicts is verified apart (`pytest_codeif.testing`)."""
         where = f"{check.__module__}.{check.__qualname__}"
         name = getattr(check, "name", None)
         if not isinstance(name, str) or not _NAME.match(name):
@@ -37,10 +38,14 @@ class CheckRegistry:
             raise CheckRegistrationError(
                 f"{where}: invalid options_schema: {exc.message}"
             ) from None
-        if not check.satisfied_by or not check.violated_by:
-            raise CheckRegistrationError(
-                f"{where}: declare at least one sample in `satisfied_by` and in `violated_by`"
-            )
+        # A check without samples is accepted (a first draft may have none): the session
+        # lists it as unproven, and `codeif check-samples` fails on it.
+        for attribute in ("satisfied_by", "violated_by"):
+            samples = getattr(check, attribute)
+            if isinstance(samples, Sample) or not all(isinstance(s, Sample) for s in samples):
+                raise CheckRegistrationError(
+                    f"{where}: `{attribute}` must be a sequence of Sample(...) objects"
+                )
         existing = self._checks.get(name)
         if existing is not None and existing is not check:
             raise CheckRegistrationError(

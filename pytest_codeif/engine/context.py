@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import libcst as cst
+
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.suppressions import MYPY_KINDS
 from pytest_codeif.code.unit import CodeUnit, SourceFile
@@ -36,8 +38,10 @@ class EngineContext:
     def __init__(
         self,
         unit: CodeUnit,
+        files: tuple[SourceFile, ...],
         *,
         task_id: str,
+        check_name: str,
         parse: Callable[[SourceFile], ParsedModule],
         tools: ToolBatches,
         display: Callable[[Path], str],
@@ -46,7 +50,9 @@ class EngineContext:
         code_only: bool = False,
     ) -> None:
         self._unit = unit
+        self._files = files
         self._task_id = task_id
+        self._check_name = check_name
         self._parse = parse
         self._tools = tools
         self._display = display
@@ -64,12 +70,21 @@ class EngineContext:
         return self._task_id
 
     @property
+    def check_name(self) -> str:
+        return self._check_name
+
+    @property
     def notes(self) -> list[str]:
         return self._notes
 
     def modules(self) -> list[ParsedModule]:
-        """Every module of the unit, parsed once per session; syntax errors are undecidable."""
-        return [self._parse(source) for source in self._unit.files]
+        """Every module of the unit in the constraint's scope, parsed once per session;
+        syntax errors are undecidable."""
+        return [self._parse(source) for source in self._files]
+
+    def in_scope(self, relpath: str) -> bool:
+        """True when the file at `relpath` is in the constraint's scope."""
+        return any(source.relpath == relpath for source in self._files)
 
     def observed(self) -> list[tuple[CallCase, CaseResult]]:
         """Each call case of the task with its result, from the task's functional run
@@ -95,6 +110,26 @@ class EngineContext:
         if not config.honor_ignores:
             self._note_suppressions(MYPY_KINDS, "mypy")
         return self._tools.findings(config, self._unit)
+
+    def finding(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        rule: str | None = None,
+    ) -> Finding:
+        """A finding whose rule defaults to the check's name."""
+        return Finding(message, rule or self._check_name, path, line)
+
+    def report(
+        self, module: ParsedModule, node: cst.CSTNode, message: str, *, rule: str | None = None
+    ) -> Finding:
+        """A finding at `node` of `module`: its file, line and (1-based) column."""
+        start = module.positions[node].start
+        return Finding(
+            message, rule or self._check_name, module.relpath, start.line, start.column + 1
+        )
 
     def _needs_more(self) -> None:
         if self._code_only:

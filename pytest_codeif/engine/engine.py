@@ -16,12 +16,13 @@ import shutil
 import traceback
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.scope import Scope
 from pytest_codeif.code.unit import CodeUnit, SourceFile, load_unit, unit_key
 from pytest_codeif.engine.context import EngineContext, NeedsMoreThanCode
 from pytest_codeif.engine.tool_batches import ToolBatches
@@ -62,7 +63,7 @@ class Engine:
         self.tools = ToolBatches(self.workdir)
         self._units: dict[tuple[Path, str], CodeUnit | Undecidable] = {}
         self._parsed: OrderedDict[tuple[str, str], ParsedModule | Undecidable] = OrderedDict()
-        self._syntax: dict[str, Undecidable | None] = {}
+        self._syntax: dict[tuple[str, str], Undecidable | None] = {}
         self._keys: dict[tuple[str, int], str] = {}
         self._shown: dict[Path, str] = {}
         #: Planned constraints that need only the code, decided by `start`.
@@ -93,17 +94,26 @@ class Engine:
             raise found
         return found
 
-    def check_syntax(self, unit: CodeUnit) -> None:
-        """Raise `Undecidable("syntax-error")` if any module of `unit` does not parse.
+    def check_syntax(self, unit: CodeUnit, files: Sequence[SourceFile] | None = None) -> None:
+        """Raise `Undecidable("syntax-error")` if any module of `unit` (or of `files`, a
+        constraint's scope) does not parse.
 
-        Python's own parser decides (the interpreter running pytest), once per unit, so
+        Python's own parser decides (the interpreter running pytest), once per file, so
         every check of a task reports the same error at the same task-file line.
         """
-        if unit.key not in self._syntax:
-            self._syntax[unit.key] = _first_syntax_error(unit, self.display)
-        found = self._syntax[unit.key]
-        if found is not None:
-            raise found
+        for source in unit.files if files is None else files:
+            key = (unit.key, source.relpath)
+            if key not in self._syntax:
+                self._syntax[key] = _syntax_error(source, self.display)
+            found = self._syntax[key]
+            if found is not None:
+                raise found
+
+    def in_scope(self, unit: CodeUnit, scope: Scope) -> tuple[SourceFile, ...]:
+        """The files of `unit` that `scope` covers (all of them for no scope)."""
+        if scope.is_everything:
+            return unit.files
+        return tuple(f for f in unit.files if scope.covers(f.relpath, _module_of(unit, f)))
 
     def parsed(self, unit: CodeUnit, source: SourceFile) -> ParsedModule:
         key = (unit.key, source.relpath)
@@ -191,6 +201,7 @@ class Engine:
                 "check": constraint.check_name,
                 "check_source": source,
                 "options": dict(constraint.check.options),
+                "scope": constraint.scope.as_key(),
             }
             if constraint.check.observes_calls:
                 what["calls"] = [
@@ -220,10 +231,24 @@ class Engine:
     ) -> Verdict:
         """The verdict. With `code_only`, a check asking for more than the code (a tool, a
         run of the code) raises `NeedsMoreThanCode` through this method."""
+        scope = constraint.scope
+        files = self.in_scope(unit, scope)
+        if not files:
+            return Verdict(
+                "error",
+                error_kind="invalid-task",
+                error=f"no file of the code is in the constraint's scope ({scope.describe()})",
+            )
         try:
-            self.check_syntax(unit)
-            ctx = self._context(unit, task, code_only=code_only)
+            # A file outside the scope may not even parse: it does not spoil the verdict.
+            self.check_syntax(unit, files)
+            ctx = self._context(unit, task, constraint.check_name, files, code_only=code_only)
             findings = list(constraint.check.evaluate(ctx))
+            if files is not unit.files:  # only findings in scope count (ruff's, mypy's too)
+                shown = {f.relpath for f in files}
+                findings = [
+                    f for f in findings if f.in_task_file or f.path is None or f.path in shown
+                ]
         except Undecidable as exc:
             return Verdict("error", error_kind=exc.kind, error=exc.message)
         except Exception as exc:  # noqa: BLE001 - a broken check must not crash pytest
@@ -261,11 +286,22 @@ class Engine:
             self._shown[path] = shown
         return shown
 
-    def _context(self, unit: CodeUnit, task: Task, *, code_only: bool) -> EngineContext:
-        """What a check of `task` sees of `unit`, served by this engine's caches."""
+    def _context(
+        self,
+        unit: CodeUnit,
+        task: Task,
+        check_name: str,
+        files: tuple[SourceFile, ...],
+        *,
+        code_only: bool,
+    ) -> EngineContext:
+        """What a check of `task` sees of `unit` (its `files` in scope), served by this
+        engine's caches."""
         return EngineContext(
             unit,
+            files,
             task_id=task.id,
+            check_name=check_name,
             parse=partial(self.parsed, unit),
             tools=self.tools,
             display=self.display,
@@ -308,18 +344,25 @@ def _crash_text(constraint: ConstraintSpec, exc: Exception) -> str:
     return f"check {constraint.check_name!r} crashed{where}: {type(exc).__name__}: {exc}"
 
 
-def _first_syntax_error(unit: CodeUnit, display: Callable[[Path], str]) -> Undecidable | None:
-    for source in unit.files:
-        try:
-            # Parse only: nothing is compiled to bytecode or executed. Warnings about the
-            # code (invalid escapes) must not become errors under -W error.
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                ast.parse(source.text, filename=source.relpath)
-        except SyntaxError as exc:
-            line = source.origin_line(exc.lineno)
-            where = f"{display(source.origin)}:{line}" if line else display(source.origin)
-            return Undecidable("syntax-error", f"{where}: {exc.msg}")
-        except (ValueError, RecursionError, MemoryError) as exc:
-            return Undecidable("syntax-error", f"{display(source.origin)}: cannot parse: {exc}")
+def _module_of(unit: CodeUnit, source: SourceFile) -> str | None:
+    """The module name scope patterns match `source` by (None: no import reaches it)."""
+    if not unit.is_project:
+        return source.module
+    place = unit.place(source.relpath)
+    return place.name if place is not None else None
+
+
+def _syntax_error(source: SourceFile, display: Callable[[Path], str]) -> Undecidable | None:
+    try:
+        # Parse only: nothing is compiled to bytecode or executed. Warnings about the
+        # code (invalid escapes) must not become errors under -W error.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(source.text, filename=source.relpath)
+    except SyntaxError as exc:
+        line = source.origin_line(exc.lineno)
+        where = f"{display(source.origin)}:{line}" if line else display(source.origin)
+        return Undecidable("syntax-error", f"{where}: {exc.msg}")
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return Undecidable("syntax-error", f"{display(source.origin)}: cannot parse: {exc}")
     return None

@@ -6,7 +6,7 @@ subclass with a patched `__eq__`, or any object that is not plain data, is repor
 unsupported instead of reaching the comparison. Expected values are never sent here:
 the parent process compares.
 
-Usage: python -I harness.py --channel FD < REQUEST.json
+Usage: python -s -P harness.py --channel FD < REQUEST.json
 The request comes on stdin, which is then replaced by /dev/null (the code reads EOF);
 results go to the inherited descriptor FD, a file outside the sandbox.
 """

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from pytest_codeif.code.unit import CodeUnit
+from pytest_codeif.functional.channel import read_records
 from pytest_codeif.functional.folders import run_folders
 from pytest_codeif.outcome import Undecidable
 from pytest_codeif.sandbox.isolation import Isolation
@@ -55,14 +56,7 @@ def measure(
         isolation,
         stdin=io / "request.json",
     )
-    records: list[dict[str, Any]] = []
-    for line in run.channel.splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(record, dict):
-            records.append(record)
+    records = read_records(run.channel)
     failed = next((r for r in records if "error" in r), None)
     points = [
         (int(r["size"]), float(r["value"]))

@@ -7,7 +7,7 @@ Inputs come from the task's `input` expression, evaluated with `n` bound to the 
 never measured. Time is the best of several rounds of calls (each round runs for at least
 MIN_ROUND seconds, with fresh inputs per call); memory is tracemalloc's peak during one call.
 
-Usage: python -I measure_harness.py --channel FD < REQUEST.json
+Usage: python -s -P measure_harness.py --channel FD < REQUEST.json
 """
 
 import importlib

@@ -18,6 +18,7 @@ from typing import Any, Final
 import libcst as cst
 
 from pytest_codeif.code.unit import CodeUnit
+from pytest_codeif.functional.channel import read_records
 from pytest_codeif.functional.folders import run_folders
 from pytest_codeif.functional.plain import Unsupported, decode, plain_equal, show
 from pytest_codeif.outcome import (
@@ -33,7 +34,6 @@ from pytest_codeif.sandbox.process import Limits, RunResult, run_python
 from pytest_codeif.spec import CallCase, PytestCase
 
 HARNESS: Final = Path(__file__).with_name("harness.py")
-MAX_RESULT_LINES: Final = 100_000
 
 
 @dataclass(frozen=True)
@@ -105,18 +105,6 @@ def _verdict(job: FunctionalJob, cases: list[CaseResult]) -> Verdict:
     return Verdict("satisfied")
 
 
-def _read_lines(text: str) -> list[dict[str, Any]]:
-    records: list[dict[str, Any]] = []
-    for line in text.splitlines()[:MAX_RESULT_LINES]:
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue  # a torn last line from a killed process
-        if isinstance(record, dict):
-            records.append(record)
-    return records
-
-
 def _ended(run: RunResult, timeout: float) -> tuple[CaseStatus, str]:
     """Why a case has no result: how the process ended."""
     if run.timed_out:
@@ -152,7 +140,7 @@ def _run_calls(job: FunctionalJob, settings: RunSettings) -> list[CaseResult]:
         settings.isolation,
         stdin=io / "request.json",
     )
-    records = _read_lines(run.channel)
+    records = read_records(run.channel)
     failed_import = next((r for r in records if "import_error" in r), None)
     if failed_import is not None:
         raised, text = failed_import["import_error"], failed_import.get("message", "")
@@ -235,7 +223,7 @@ def _run_pytest_file(
     no_plugins = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     limits = Limits(timeout=job.timeout)
     run = run_python(args, code, io, limits, settings.isolation, env=no_plugins)
-    records = _read_lines(run.channel)
+    records = read_records(run.channel)
     line = case.location.line
     results: list[CaseResult] = []
     reported: set[str] = set()

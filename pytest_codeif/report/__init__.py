@@ -1,1 +1,2 @@
-"""report"""
+"""Outcome records, their aggregation into the summary, the terminal section and the
+JSON report; gathered on the controller (see `reporter.py`)."""

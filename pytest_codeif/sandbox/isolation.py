@@ -2,9 +2,10 @@
 
 `bubblewrap`: new pid, network, IPC and UTS namespaces; the system and the Python
 installation mounted read-only; the code read-only; a size-capped tmpfs as the only
-writable place (and the working directory); an unprivileged uid (65534, through
-`setpriv`, when pytest runs as root); killed with its whole pid namespace when pytest
-dies or the timeout strikes. `process`: a process group and rlimits only.
+writable place (and the working directory); when pytest runs as root, an unprivileged
+uid of its own per run (from this process's block, see UID_BASE, through `setpriv`), else
+a user namespace; killed with its whole pid namespace when pytest dies or the timeout
+strikes. `process`: a process group and rlimits only.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ class Isolation:
     name: BackendName
     as_nobody: bool = False  # pytest runs as root: drop to `uid` inside
     reason: str = ""  # why this backend (e.g. why bubblewrap is not in use)
-    uid: int = 65534  # the first uid of this process's block
+    uid: int = 65534  # the first uid of this process's block (used only as_nobody)
 
     @property
     def gaps(self) -> tuple[str, ...]:
@@ -104,7 +105,8 @@ class Isolation:
 
 def _read_only(paths: Sequence[Path]) -> list[str]:
     """Bind `paths` read-only at their own place. bwrap would create their missing
-    parents with mode 0700, which uid 65534 cannot cross: create them 0755 first."""
+    parents with mode 0700, which the sandbox's unprivileged uid cannot cross: create
+    them 0755 first."""
     args: list[str] = []
     made = {Path("/"), Path("/tmp")}
     for path in paths:

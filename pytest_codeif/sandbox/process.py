@@ -2,9 +2,9 @@
 
 Every run: the isolation backend's wrapping (see `isolation.py`), a new session killed as
 a whole (with its pid namespace, under bubblewrap) on timeout and after exit, rlimits on
-CPU time, address space, file size, processes and core dumps, stdin at end-of-file,
-a scrubbed environment, output read only up to a cap, and results passed back through
-an inherited file descriptor to a file outside the sandbox.
+CPU time, address space, file size, processes and core dumps, stdin from a given file or at
+end-of-file, `python -s -P` in a scrubbed environment, output read only up to a cap, and
+results passed back through an inherited file descriptor to a file outside the sandbox.
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def run_python(
     env: Mapping[str, str] | None = None,
     stdin: Path | None = None,
 ) -> RunResult:
-    """Run `python -I ARGS` sandboxed; `{channel}` in ARGS becomes the result fd number.
+    """Run `python -s -P ARGS` sandboxed; `{channel}` in ARGS becomes the result fd number.
 
     `code_dir` is readable inside; `io_dir` (host only) receives stdout, stderr and the
     result channel; `stdin` is a file fed to the process (else end-of-file).

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_codeif.checks.base import Check
+from pytest_codeif.code.scope import EVERYTHING, Scope
 from pytest_codeif.errors import Location
 from pytest_codeif.spec import CallCase, CodeSpec, PytestCase
 
@@ -25,6 +26,8 @@ class ConstraintSpec:
     level: int | None
     message: str | None
     location: Location
+    #: Which files the constraint is about (its `files` / `modules` keys...).
+    scope: Scope = EVERYTHING
 
     @property
     def check_name(self) -> str:

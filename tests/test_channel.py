@@ -1,0 +1,49 @@
+"""The result channel is read up to a cap, by functional runs and measurements alike:
+code under evaluation can write to it too, and a flood must cost bounded parsing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pytest_codeif.code.unit import CodeUnit, SourceFile
+from pytest_codeif.functional.channel import MAX_RESULT_LINES, read_records
+from pytest_codeif.functional.measure import Request, measure
+from pytest_codeif.sandbox.isolation import choose_isolation
+
+FLOOD = MAX_RESULT_LINES + 1000
+
+
+def test_records_are_read_up_to_the_cap() -> None:
+    lines = [json.dumps({"line": i}) for i in range(FLOOD)]
+    records = read_records("\n".join(["not json", "[1, 2]", *lines]) + "\n")
+    assert len(records) == MAX_RESULT_LINES - 2  # the first two lines are no records
+    assert records[0] == {"line": 0}
+    assert records[-1] == {"line": MAX_RESULT_LINES - 3}
+
+
+def test_a_torn_last_line_is_skipped() -> None:
+    assert read_records('{"a": 1}\n{"b": ') == [{"a": 1}]
+
+
+def test_a_measurement_reads_a_flooded_channel_only_up_to_the_cap(tmp_path: Path) -> None:
+    # The code, on import, writes records of its own to the harness's result channel.
+    code = (
+        "import os, sys\n"
+        "channel = int(sys.argv[sys.argv.index('--channel') + 1])\n"
+        f'os.write(channel, b\'{{"size": 1, "value": 1.0}}\\n\' * {FLOOD})\n\n'
+        "def count(xs):\n"
+        "    return len(xs)\n"
+    )
+    unit = CodeUnit("flood", (SourceFile("solution.py", code, tmp_path),), "solution", False)
+    request = Request("count", "[list(range(n))]", (10, 20, 40), "time")
+    points = measure(
+        unit,
+        "solution",
+        request,
+        workdir=tmp_path / "work",
+        isolation=choose_isolation("auto"),
+        timeout=20,
+    )
+    assert len(points) == MAX_RESULT_LINES
+    assert set(points) == {(1, 1.0)}
