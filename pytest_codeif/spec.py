@@ -35,6 +35,8 @@ class CodeSpec:
     value: str
     location: Location
     mark: NodeMark | None  # the YAML node of inline code or a response, for line mapping
+    #: For a directory: gitignore-style patterns of files to leave out (task `exclude`).
+    exclude: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

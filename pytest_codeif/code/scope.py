@@ -105,7 +105,9 @@ class Scope:
     def describe(self) -> str:
         """The scope as the task file wrote it, for messages."""
         given = zip(
-            SCOPE_KEYS, (self.files, self.exclude_files, self.modules, self.exclude_modules)
+            SCOPE_KEYS,
+            (self.files, self.exclude_files, self.modules, self.exclude_modules),
+            strict=True,
         )
         return "; ".join(f"{key}: {', '.join(values)}" for key, values in given if values)
 

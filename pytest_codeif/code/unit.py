@@ -7,7 +7,7 @@ a model response), so a finding at `solution.py:3` is reported at `tasks.yaml:17
 from __future__ import annotations
 
 import hashlib
-import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
@@ -16,6 +16,7 @@ from typing import Final
 from pytest_codeif.code.extract import extract_python
 from pytest_codeif.code.module_names import ModuleNames, module_names
 from pytest_codeif.code.names import ModulePlace
+from pytest_codeif.code.walk import InvalidPatternError, python_files
 from pytest_codeif.outcome import Undecidable
 from pytest_codeif.spec import PYTHON_SUFFIXES, CodeSpec
 
@@ -24,11 +25,9 @@ SINGLE_MODULE: Final = "solution"
 #: Bounds that keep parsing in seconds and megabytes (real answers are kilobytes).
 MAX_RESPONSE_BYTES: Final = 8 * 1024 * 1024
 MAX_FILE_BYTES: Final = 2 * 1024 * 1024
-MAX_UNIT_BYTES: Final = 16 * 1024 * 1024
-MAX_UNIT_FILES: Final = 2000
-_SKIP_DIRS: Final = frozenset(
-    {"__pycache__", ".git", ".venv", "venv", ".mypy_cache", ".ruff_cache"}
-)
+# A team's whole repository is a unit too (`directory: .`): thousands of modules.
+MAX_UNIT_BYTES: Final = 64 * 1024 * 1024
+MAX_UNIT_FILES: Final = 10_000
 
 
 @dataclass(frozen=True)
@@ -102,7 +101,7 @@ def load_unit(spec: CodeSpec, task_path: Path, key: str, module: str | None = No
     raise `Undecidable` ("no-code", "missing-file"...) if there is none."""
     if spec.kind == "directory":
         folder = task_path.parent / spec.value
-        files = _read_directory(folder)
+        files = _read_directory(folder, spec.exclude)
         main = module or _only_top_module(files)
         package = folder.resolve().name if (folder / "__init__.py").is_file() else None
         return _bounded(CodeUnit(key, files, main, is_project=True, root_package=package))
@@ -203,24 +202,23 @@ def _read_file(path: Path, relpath: str) -> SourceFile:
     return SourceFile(relpath, text, path)
 
 
-def _read_directory(root: Path) -> tuple[SourceFile, ...]:
+def _read_directory(root: Path, exclude: Sequence[str]) -> tuple[SourceFile, ...]:
+    """Every Python file of the project at `root` as git would list it (`.gitignore`
+    honoured, vendored, built and virtualenv folders skipped, `exclude` applied)."""
+    try:
+        listed = python_files(root, exclude)
+    except InvalidPatternError as exc:
+        raise Undecidable("invalid-task", str(exc)) from None
+    except OSError as exc:
+        raise Undecidable("missing-file", f"cannot read {root}: {exc.strerror}") from None
     found: list[SourceFile] = []
-    real_root = root.resolve()
-    # os.walk does not follow directory symlinks, so a symlink loop cannot trap it; a
-    # file whose real path is outside the directory (a symlink out) is not read.
-    for folder, dirs, names in os.walk(root):
-        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
-        for name in sorted(names):
-            path = Path(folder, name)
-            inside = path.resolve().is_relative_to(real_root)
-            if name.endswith(".py") and inside and path.is_file():
-                rel = path.relative_to(root).as_posix()
-                try:
-                    found.append(_read_file(path, rel))
-                except Undecidable as exc:
-                    if exc.kind != "no-code":  # an empty __init__.py is normal
-                        raise
-                    found.append(SourceFile(rel, "", path))
+    for rel in listed:
+        try:
+            found.append(_read_file(root / rel, rel))
+        except Undecidable as exc:
+            if exc.kind != "no-code":  # an empty __init__.py is normal
+                raise
+            found.append(SourceFile(rel, "", root / rel))
     if not any(f.text.strip() for f in found):
         raise Undecidable("no-code", f"no Python code under {root}")
     return tuple(found)
