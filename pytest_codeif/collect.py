@@ -22,10 +22,13 @@ from pytest_codeif.report.records import (
 )
 from pytest_codeif.state import get_state
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
-from pytest_codeif.taskfile.parse import FUNCTIONAL_ITEM, parse_task_file
+from pytest_codeif.taskfile.parse import FUNCTIONAL_ITEM, TaskProblems, parse_task_file
 from pytest_codeif.taskfile.yamlload import load_task_yaml
 
 INVALID_FILE_ITEM = "invalid-task-file"
+FILE_LABEL = "(file)"
+#: An invalid task's error lists at most this many problems, then says how many more.
+MAX_SHOWN = 20
 
 
 # pytest types `fail.Exception` as an attribute of the `fail` function, which mypy reads
@@ -50,7 +53,7 @@ class TaskFile(pytest.File):
             parsed = parse_task_file(loaded, state.registry, self.config.rootpath)
         except TaskFileError as exc:
             yield InvalidTaskItem.from_parent(
-                self, name=INVALID_FILE_ITEM, label="(file)", error=exc
+                self, name=INVALID_FILE_ITEM, label=FILE_LABEL, error=exc
             )
             return
         except Exception as exc:  # noqa: BLE001 - one file must never stop the session
@@ -60,7 +63,7 @@ class TaskFile(pytest.File):
                 "this is a bug in pytest-codeif, please report it with the file",
             )
             yield InvalidTaskItem.from_parent(
-                self, name=INVALID_FILE_ITEM, label="(file)", error=error
+                self, name=INVALID_FILE_ITEM, label=FILE_LABEL, error=error
             )
             return
         nodes: list[tuple[int, pytest.Item | pytest.Collector]] = []
@@ -104,6 +107,10 @@ class CodeifItem(pytest.Item):
     def _decide(self, verdict: Verdict, record: Record, what: str) -> None:
         self.record = record
         self.verdict = verdict
+        # junitxml writes user_properties as <property> elements of the testcase.
+        self.user_properties.append(("codeif_status", verdict.status))
+        if verdict.error_kind:
+            self.user_properties.append(("codeif_error_kind", verdict.error_kind))
         if verdict.status == "error":
             raise CodeifOutcome(
                 f"{what} could not be decided ({verdict.error_kind}): {verdict.error}"
@@ -128,12 +135,19 @@ class ConstraintItem(CodeifItem):
         self.extra_keyword_matches.update({constraint.check_name, constraint.category})
         self.user_properties.append(("codeif_check", constraint.check_name))
         self.user_properties.append(("codeif_category", constraint.category))
+        if constraint.level is not None:
+            self.user_properties.append(("codeif_level", constraint.level))
 
     def setup(self) -> None:
         engine = get_state(self.config).engine
         verdict = engine.evaluate(self.task, self.constraint)
         record = constraint_record(
-            self.nodeid, self._display_file(), self.task, self.constraint, verdict
+            self.nodeid,
+            self._display_file(),
+            self.task,
+            self.constraint,
+            verdict,
+            root=self.config.rootpath,
         )
         self._decide(
             verdict,
@@ -167,7 +181,9 @@ class FunctionalItem(CodeifItem):
     def setup(self) -> None:
         state = get_state(self.config)
         self.outcome: FunctionalOutcome = state.pool.outcome(self.task)
-        record = functional_record(self.nodeid, self._display_file(), self.task, self.outcome)
+        record = functional_record(
+            self.nodeid, self._display_file(), self.task, self.outcome, root=self.config.rootpath
+        )
         self._decide(self.outcome.verdict, record, "the functional tests")
 
     def violation_text(self) -> str:
@@ -181,7 +197,8 @@ class FunctionalItem(CodeifItem):
 
 
 class InvalidTaskItem(CodeifItem):
-    """Stands for a task file, or a task, that could not be read: one clear error."""
+    """Stands for a task file, or a task, that could not be read: one error listing
+    every problem found in it (the first MAX_SHOWN of them), each with file:line."""
 
     def __init__(self, *, label: str, error: TaskFileError, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -189,10 +206,32 @@ class InvalidTaskItem(CodeifItem):
         self.error = error
 
     def setup(self) -> None:
-        self.record = invalid_record(self.nodeid, self._display_file(), self.label, self.error)
-        loc = self.error.location
-        where = f"{self._display_file()}:{loc.line}: at {format_key_path(loc.key_path)}"
-        raise CodeifOutcome(f"invalid task file {where}: {self.error.message}")
+        shown = self._display_file()
+        problems = self.error.problems if isinstance(self.error, TaskProblems) else (self.error,)
+        self.record = invalid_record(self.nodeid, shown, self.label, self.error)
+        self.user_properties += [("codeif_status", "error"), ("codeif_error_kind", "invalid-task")]
+        self.record["problems"] = [
+            {
+                "line": p.location.line,
+                "key_path": format_key_path(p.location.key_path),
+                "error": p.message,
+            }
+            for p in problems
+        ]
+        if len(problems) == 1:
+            raise CodeifOutcome(f"invalid task file {_where(shown, problems[0])}")
+        whose = "the file" if self.label == FILE_LABEL else f"task {self.label!r}"
+        lines = [f"invalid task file {shown}: {len(problems)} problems in {whose}:"]
+        lines += [f"  {_where(shown, p)}" for p in problems[:MAX_SHOWN]]
+        if len(problems) > MAX_SHOWN:
+            lines.append(f"  ... and {len(problems) - MAX_SHOWN} more")
+        raise CodeifOutcome("\n".join(lines))
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, self.error.location.line - 1, f"invalid task: {self.label}"
+
+
+def _where(shown: str, problem: TaskFileError) -> str:
+    """`file:line: at key.path: message`."""
+    loc = problem.location
+    return f"{shown}:{loc.line}: at {format_key_path(loc.key_path)}: {problem.message}"

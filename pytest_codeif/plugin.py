@@ -41,6 +41,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="write the JSON report (outcomes, evidence, aggregates) to PATH.",
     )
+    _add_ci_options(parser, group)
     group.addoption(
         "--codeif-no-cache",
         action="store_true",
@@ -66,6 +67,65 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=DEFAULT_PATTERNS,
         help="glob patterns of task file names (default: *.codeif.yaml *.codeif.yml).",
     )
+
+
+def _add_ci_options(parser: pytest.Parser, group: pytest.OptionGroup) -> None:
+    """The CI gate's outputs: SARIF, GitHub annotations, thresholds (`report/`)."""
+    group.addoption(
+        "--codeif-sarif",
+        metavar="PATH",
+        default=None,
+        help="write a SARIF 2.1.0 log of the violations (for code scanning) to PATH. "
+        "Default: the codeif_sarif ini value.",
+    )
+    group.addoption(
+        "--codeif-annotations",
+        action="store_const",
+        const="always",
+        dest="codeif_annotations",
+        default=None,
+        help="print GitHub Actions annotations (::error file=...) for violations; "
+        "by default they are printed when GITHUB_ACTIONS=true.",
+    )
+    group.addoption(
+        "--codeif-no-annotations",
+        action="store_const",
+        const="never",
+        dest="codeif_annotations",
+        help="never print GitHub Actions annotations.",
+    )
+    group.addoption(
+        "--codeif-fail-under",
+        action="append",
+        metavar="[SCOPE:]RATE",
+        default=None,
+        help="gate: fail the run when the satisfaction rate of SCOPE (constraints, the "
+        "default, or tasks) is under RATE (0.9 or 90%%); violated constraints alone then "
+        "no longer fail it. Repeatable.",
+    )
+    group.addoption(
+        "--codeif-max-violations",
+        metavar="N",
+        type=int,
+        default=None,
+        help="gate: fail the run when more than N constraints are violated; violated "
+        "constraints alone then no longer fail it.",
+    )
+    parser.addini(
+        "codeif_sarif", default="", help="default for --codeif-sarif (relative to rootdir)."
+    )
+    parser.addini(
+        "codeif_annotations",
+        default="auto",
+        help="GitHub Actions annotations: auto (when GITHUB_ACTIONS=true), always or never.",
+    )
+    parser.addini(
+        "codeif_fail_under",
+        type="args",
+        default=[],
+        help="default for --codeif-fail-under: [SCOPE:]RATE values, space-separated.",
+    )
+    parser.addini("codeif_max_violations", default="", help="default for --codeif-max-violations.")
 
 
 def _enabled(config: pytest.Config) -> bool:
@@ -115,6 +175,24 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     from pytest_codeif.collect import TaskFile
 
     return TaskFile.from_parent(parent, path=file_path)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
+    """Where pytest says only "not found: tasks.codeif.yaml", say why: no --codeif, or
+    a name that codeif_patterns does not match. Costs nothing unless collection fails."""
+    try:
+        return (yield)
+    except pytest.UsageError as exc:
+        from pytest_codeif.taskfile.not_found import explain_not_found
+
+        config = session.config
+        messages = [str(arg) for arg in exc.args]
+        patterns = config.getini("codeif_patterns")
+        explained = explain_not_found(messages, enabled=_enabled(config), patterns=patterns)
+        if explained == messages:
+            raise
+        raise pytest.UsageError(*explained) from None
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -62,9 +62,10 @@ class ToolRun:
 
 
 def tool_versions() -> dict[str, str]:
-    """Versions of ruff and mypy, for the JSON report (cheap: no subprocess)."""
+    """Versions of the libraries and tools that decide verdicts, for the JSON report and
+    the verdict cache's key (cheap: no subprocess)."""
     found: dict[str, str] = {}
-    for name in ("ruff", "mypy", "libcst", "pytest"):
+    for name in ("ruff", "mypy", "libcst", "pytest", "sqlglot", "google-re2", "pathspec"):
         try:
             found[name] = version(name)
         except PackageNotFoundError:

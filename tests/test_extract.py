@@ -95,3 +95,17 @@ def test_artifact_elements_are_python_blocks() -> None:
     code = extract_python(response)
     assert code is not None and code.text == "def f():\n    pass\n"
     assert code.line_origin == (3, 4)
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "```" + " " * 300_000 + "`",  # a fence line: quadratic with plain quantifiers
+        "<artifact" * 100_000,  # tags that never close
+        '<artifact language="p"' * 50_000,  # cubic with one regex over the response
+    ],
+    ids=["fence-spaces", "open-tags", "language-attributes"],
+)
+def test_hostile_responses_are_read_in_linear_time(response: str) -> None:
+    """Each took minutes to hours before; read linearly, they hold no Python code."""
+    assert extract_python(response) is None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pytest_codeif.checks.acyclic import AcyclicCheck
 from pytest_codeif.checks.algorithm import AlgorithmCheck
 from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.calls import CallsCheck
@@ -11,36 +12,61 @@ from pytest_codeif.checks.complexity import ComplexityCheck
 from pytest_codeif.checks.construct import ConstructCheck
 from pytest_codeif.checks.context import ContextCheck
 from pytest_codeif.checks.data_structure import DataStructureCheck
+from pytest_codeif.checks.database import DatabaseCheck
+from pytest_codeif.checks.db_drivers import DbDriversCheck
 from pytest_codeif.checks.declarations import DeclarationsCheck
+from pytest_codeif.checks.django_connection import DjangoConnectionCheck
 from pytest_codeif.checks.exemplar import ExemplarCheck
+from pytest_codeif.checks.fastapi_bodies import FastapiBodiesCheck
 from pytest_codeif.checks.framework import FrameworkCheck
 from pytest_codeif.checks.global_state import GlobalStateCheck
 from pytest_codeif.checks.imports import ImportsCheck
+from pytest_codeif.checks.independence import IndependenceCheck
 from pytest_codeif.checks.interface_types import TypesCheck
+from pytest_codeif.checks.layers import LayersCheck
 from pytest_codeif.checks.mypy_types import MypyCheck
 from pytest_codeif.checks.naming import NamingCheck
+from pytest_codeif.checks.orm_only import OrmOnlyCheck
+from pytest_codeif.checks.pattern import PatternCheck
+from pytest_codeif.checks.public_api import PublicApiCheck
 from pytest_codeif.checks.python_version import PythonVersionCheck
+from pytest_codeif.checks.raw_sql import RawSqlCheck
 from pytest_codeif.checks.registry import CheckRegistry
+from pytest_codeif.checks.routes import RoutesCheck
 from pytest_codeif.checks.ruff_rules import RuffCheck
+from pytest_codeif.checks.session_injection import SessionInjectionCheck
 from pytest_codeif.checks.signature import SignatureCheck
 from pytest_codeif.checks.values import ValuesCheck
 
 BUILTIN_CHECKS: tuple[type[Check], ...] = (
+    AcyclicCheck,
     AlgorithmCheck,
     CallsCheck,
     ComplexityCheck,
     ConstructCheck,
     ContextCheck,
     DataStructureCheck,
+    DatabaseCheck,
+    DbDriversCheck,
     DeclarationsCheck,
+    DjangoConnectionCheck,
     ExemplarCheck,
+    FastapiBodiesCheck,
     FrameworkCheck,
     GlobalStateCheck,
     ImportsCheck,
+    IndependenceCheck,
+    LayersCheck,
     MypyCheck,
     NamingCheck,
+    OrmOnlyCheck,
+    PatternCheck,
+    PublicApiCheck,
     PythonVersionCheck,
+    RawSqlCheck,
+    RoutesCheck,
     RuffCheck,
+    SessionInjectionCheck,
     SignatureCheck,
     TypesCheck,
     ValuesCheck,

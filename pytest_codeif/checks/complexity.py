@@ -6,7 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
+import libcst as cst
+
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.structure import require_function
+from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.functional.growth import canonical, fit, within
 from pytest_codeif.functional.measure import Request
 
@@ -36,6 +40,8 @@ class ComplexityCheck(Check):
     time out, the sizes measured (at least three) are fitted. Timing depends on the
     machine's load: a slope near a threshold can change between runs, so leave room
     (sizes spanning 16x or more, work of at least a millisecond at the largest size).
+    A function the code does not define is a violation, as calling it fails a
+    functional test.
 
     Options: `function` (required), `input` (required: a Python expression in `n`
     giving the positional arguments as a list, or `{args: [...], kwargs: {...}}`),
@@ -126,6 +132,9 @@ class ComplexityCheck(Check):
         self.sizes = tuple(sorted(options.get("sizes", DEFAULT_SIZES)))
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        missing = _missing_function(ctx, self.options["function"])
+        if missing is not None:
+            return [missing]
         findings: list[Finding] = []
         for measure, required in self.required.items():
             request = Request(self.options["function"], self.options["input"], self.sizes, measure)
@@ -142,3 +151,29 @@ class ComplexityCheck(Check):
             else:
                 findings.append(Finding(evidence, _RULE))
         return findings
+
+
+def _missing_function(ctx: CheckContext, name: str) -> Finding | None:
+    """A finding when the code defines no function `name` and binds the name in no
+    other way either: the code's fault, not the checker's (measuring it would crash)."""
+    found = require_function(ctx, name, _RULE)
+    if not isinstance(found, Finding) or any(_binds(m, name) for m in ctx.modules()):
+        return None  # bound some other way (`f = cache(g)`, an import): measuring decides
+    return found
+
+
+def _binds(module: ParsedModule, name: str) -> bool:
+    """Whether `module` may bind `name` other than by `def`: a class, an import, an
+    assignment anywhere, or a star import or `globals()` (which may bind anything)."""
+    if name in module.names.imports or name in module.names.defined:
+        return True
+    if any(isinstance(node.names, cst.ImportStar) for node in module.nodes(cst.ImportFrom)):
+        return True
+    targets: list[cst.CSTNode] = [
+        node.target for node in module.nodes(cst.AssignTarget, cst.AnnAssign, cst.For)
+    ]
+    targets += [node.target for node in module.nodes(cst.NamedExpr)]
+    targets += [item.asname.name for item in module.nodes(cst.WithItem) if item.asname]
+    bound = {n.value for t in targets for n in module.walk(t) if isinstance(n, cst.Name)}
+    calls = {node.func.value for node in module.nodes(cst.Call) if isinstance(node.func, cst.Name)}
+    return name in bound or bool(calls & {"globals", "exec", "setattr"})

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.layers import contract_graph
 from pytest_codeif.checks.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.import_graph import ImportGraph
 from pytest_codeif.code.names import absolute_base
 
 _RULE = "imports"
@@ -72,13 +74,29 @@ class ImportsCheck(Check):
     reach (`from ..repositories import user_repo` in `app/api/routes.py` imports
     `app.repositories.user_repo`); in a single module they have no package to reach.
 
-    Options: `require` and `forbid`, lists of module names (at least one of them).
+    With `indirect: true`, a forbidden module may not be reached through other modules
+    of the project either, as in import-linter's `forbidden` contract (tested side by
+    side with `lint-imports`): each finding is at the first import of one chain and
+    names every link with its lines (`app.api.routes -> app.services.users (l.3) ->
+    sqlalchemy (l.1)`); a forbidden module counts with everything inside it, and an
+    external package by its top-level name. Imports are then read as import-linter
+    reads them: import statements anywhere (inside functions and under
+    `if TYPE_CHECKING:` too), not `__import__("x")`. The importers are the modules in
+    the constraint's scope (by default every module of the project), bar the forbidden
+    ones themselves; the chains may pass through any module.
+
+    Options: `require` and `forbid`, lists of module names (at least one of them);
+    `indirect` (default false: only direct imports of a forbidden module count).
 
     Example:
 
         - check: imports
           require: [functools]
           forbid: [numpy, pandas]
+
+        - check: imports
+          forbid: [sqlalchemy]
+          indirect: true
     """
 
     name = "imports"
@@ -86,7 +104,7 @@ class ImportsCheck(Check):
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "anyOf": [{"required": ["require"]}, {"required": ["forbid"]}],
-        "properties": {"require": _NAMES, "forbid": _NAMES},
+        "properties": {"require": _NAMES, "forbid": _NAMES, "indirect": {"type": "boolean"}},
         "additionalProperties": False,
     }
     satisfied_by = (
@@ -135,14 +153,40 @@ class ImportsCheck(Check):
         Sample("import os\n", {"require": ["functools"]}),
         Sample("import numpy as np\n", {"forbid": ["NumPy"]}),
         Sample("m = __import__('sqlite3')\n", {"forbid": ["sqlite3"]}),
+        Sample(  # a chain to an external package
+            {
+                "app/api/routes.py": "from app.services import users\n",
+                "app/services/users.py": "from ..repositories.db import session\n",
+                "app/repositories/db.py": "import os\nfrom sqlalchemy.orm import Session\n",
+            },
+            {"forbid": ["sqlalchemy"], "indirect": True},
+            message="app.repositories.db -> sqlalchemy (l.2)",
+        ),
+        Sample(  # the forbidden package counts with what is inside it
+            {
+                "app/api/routes.py": "def handler():\n    from app.repositories import db\n",
+                "app/repositories/db.py": "",
+            },
+            {"forbid": ["app.repositories"], "indirect": True},
+            message="`app.api.routes` reaches `app.repositories.db`, but `app.repositories` is",
+        ),
     )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        indirect = bool(self.options.get("indirect", False))
+        if indirect and "forbid" in self.options:
+            graph = contract_graph(ctx, {})
+            importers = {m for m, relpath in graph.files.items() if ctx.in_scope(relpath)}
+            yield from self.decide_indirect(graph, importers)
+        if "require" not in self.options and indirect:
+            return  # the graph decided everything: no need to parse with libcst
         sites = [site for module in ctx.modules() for site in import_sites(module)]
         for wanted in self.options.get("require", []):
             if not any(imports_module(s.module, wanted) for s in sites):
                 path = ctx.unit.files[0].relpath
                 yield Finding(f"module `{wanted}` is never imported", _RULE, path, 1)
+        if indirect:
+            return
         for banned in self.options.get("forbid", []):
             for site in sites:
                 if imports_module(site.module, banned):
@@ -152,3 +196,22 @@ class ImportsCheck(Check):
                         site.source.relpath,
                         site.line,
                     )
+
+    def decide_indirect(self, graph: ImportGraph, importers: Set[str]) -> list[Finding]:
+        """A finding per chain from one of `importers` (the modules in scope) to a
+        forbidden module, found as import-linter's `forbidden` contract finds them:
+        shortest chains first, each import on one chain at most (so a direct import is
+        reported as such, not as the tail of longer chains through it)."""
+        findings: list[Finding] = []
+        for banned in self.options.get("forbid", []):
+            targets = graph.with_descendants(n for n in graph.nodes if imports_module(n, banned))
+            if not targets:
+                continue
+            for chain in graph.find_chains(set(importers) - targets, targets):
+                first = graph.imports_between(chain[0], chain[1])[0]
+                message = (
+                    f"`{chain[0]}` reaches `{chain[-1]}`, but `{banned}` is forbidden: "
+                    f"{graph.describe(chain)}"
+                )
+                findings.append(Finding(message, _RULE, first.relpath, first.line))
+        return findings

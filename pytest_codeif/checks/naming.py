@@ -8,8 +8,9 @@ from typing import Any, ClassVar, Final
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.safe_regex import PatternError, SubjectTooLong, compile_pattern
 
 _RULE = "naming"
 
@@ -40,9 +41,15 @@ _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.Concat
 
 
 def follows(name: str, rule: str | Mapping[str, str]) -> bool:
-    """Whether `name` follows `rule`: a convention name or `{pattern: regex}`."""
+    """Whether `name` follows `rule`: a convention name or `{pattern: regex}`.
+
+    A task's pattern meets names the code under evaluation chose, so it is matched by a
+    linear-time engine (`safe_regex`); the built-in conventions cannot backtrack."""
     if not isinstance(rule, str):
-        return re.fullmatch(rule["pattern"], name) is not None
+        try:
+            return compile_pattern(rule["pattern"]).fullmatch(name)
+        except SubjectTooLong as exc:
+            raise Undecidable("too-large", f"a name of {exc.length} characters: {exc}") from None
     core = name.strip("_")
     return not core or CONVENTIONS[rule].fullmatch(core) is not None
 
@@ -152,7 +159,8 @@ class NamingCheck(Check):
     kebab-case cannot be a Python identifier, so it is not offered.
 
     Options: one entry per kind, each `snake_case`, `camelCase`, `PascalCase`,
-    `UPPER_CASE` or `{pattern: REGEX}` (the whole name must match).
+    `UPPER_CASE` or `{pattern: REGEX}` (the whole name must match; matched by RE2, a
+    linear-time engine, so no backreferences or lookaround).
 
     Example:
 
@@ -188,6 +196,15 @@ class NamingCheck(Check):
             {"attribute": "snake_case"},
         ),
     )
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        for kind, rule in options.items():
+            if isinstance(rule, Mapping) and isinstance(rule.get("pattern"), str):
+                try:
+                    compile_pattern(rule["pattern"])
+                except PatternError as exc:
+                    raise ValueError(f"{kind}.pattern: {exc}") from None
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         rules: dict[str, str | Mapping[str, str]] = dict(self.options)

@@ -3,7 +3,6 @@ are of the stated type, range, precision and size."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, Final
@@ -12,6 +11,7 @@ from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Unde
 from pytest_codeif.checks.signature import parameters
 from pytest_codeif.checks.structure import require_function
 from pytest_codeif.functional.plain import Unsupported, decode, show
+from pytest_codeif.safe_regex import PatternError, SubjectTooLong, compile_pattern
 
 if TYPE_CHECKING:
     from pytest_codeif.outcome import CaseResult
@@ -91,7 +91,7 @@ def _scalar(value: Any, spec: Mapping[str, Any], where: str) -> Iterator[str]:
         yield f"{where} has {len(value)} items/characters, fewer than {spec['min-length']}"
     if sized and "max-length" in spec and len(value) > spec["max-length"]:
         yield f"{where} has {len(value)} items/characters, more than {spec['max-length']}"
-    if isinstance(value, str) and "pattern" in spec and not re.fullmatch(spec["pattern"], value):
+    if isinstance(value, str) and "pattern" in spec and not _matches(spec["pattern"], value):
         yield f"{where} = {show(value, 60)} does not match {spec['pattern']!r}"
     if "one-of" in spec and not any(type(value) is type(v) and value == v for v in spec["one-of"]):
         yield f"{where} = {show(value, 60)} is not one of {spec['one-of']}"
@@ -210,6 +210,17 @@ class ValuesCheck(Check):
         ),
     )
 
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        specs = [("returns", options.get("returns"))]
+        specs += [(f"params.{k}", v) for k, v in (options.get("params") or {}).items()]
+        for where, spec in specs:
+            for at, pattern in spec_patterns(spec, where):
+                try:
+                    compile_pattern(pattern)
+                except PatternError as exc:
+                    raise ValueError(f"{at}: {exc}") from None
+
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         function = self.options.get("function")
         observed = [
@@ -273,3 +284,24 @@ class ValuesCheck(Check):
 
 def _at(case: CallCase, problem: str) -> Finding:
     return Finding(f"{case.label}: {problem}", _RULE, line=case.location.line, in_task_file=True)
+
+
+def _matches(pattern: str, value: str) -> bool:
+    """`value` (returned by the code: hostile) matches the task's `pattern`, in linear
+    time; a value too long to look at cannot be judged."""
+    try:
+        return compile_pattern(pattern).fullmatch(value)
+    except SubjectTooLong as exc:
+        raise Undecidable("too-large", f"a returned string of {exc.length} characters") from None
+
+
+def spec_patterns(spec: Any, where: str) -> Iterator[tuple[str, str]]:
+    """Every `pattern` in a value spec, with where it is (`returns.items.pattern`)."""
+    if not isinstance(spec, Mapping):
+        return
+    if isinstance(spec.get("pattern"), str):
+        yield f"{where}.pattern", spec["pattern"]
+    for key in ("items", "keys"):
+        yield from spec_patterns(spec.get(key), f"{where}.{key}")
+    for index, inner in enumerate(spec.get("positions") or ()):
+        yield from spec_patterns(inner, f"{where}.positions[{index}]")

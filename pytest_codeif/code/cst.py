@@ -39,6 +39,10 @@ class ParsedModule:
                 f"{source.relpath} line {exc.raw_line} (from {source.origin.name}:{line}): "
                 f"{exc.message}",
             ) from None
+        except cst.CSTValidationError as exc:
+            # libcst parses some code CPython refuses (a bare `except:` before another
+            # handler) and then refuses to build the tree: a syntax error all the same.
+            raise Undecidable("syntax-error", f"{source.relpath}: {exc}") from None
         except RecursionError:
             raise Undecidable(
                 "syntax-error", f"{source.relpath}: nested too deeply to parse"

@@ -18,9 +18,12 @@ from dataclasses import dataclass
 from typing import Final
 
 _PYTHON_TAGS: Final = frozenset({"python", "py", "python3", "py3", "ipython", "pycon3"})
-_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*)$")
+# Responses are hostile text: possessive quantifiers keep these matches linear (a line of
+# "```" and 40,000 spaces took 7 s with plain ones, and hours at the size bound).
+_OPEN = re.compile(r"^(?P<indent>[ \t]*+)(?P<fence>`{3,}+|~{3,}+)[ \t]*+(?P<info>[^`\n]*+)$")
 _TAG = re.compile(r"[{.]*([A-Za-z0-9_+#-]+)")
-_ARTIFACT = re.compile(r"<artifact\b[^>]*\blanguage=\"(?P<lang>[\w+-]+)\"[^>]*>")
+_ARTIFACT_OPEN = re.compile(r"<artifact\b")
+_LANGUAGE = re.compile(r"\blanguage=\"([\w+-]+)\"")
 _ARTIFACT_END = "</artifact>"
 
 
@@ -103,15 +106,27 @@ def _dedent(line: str, indent: int) -> str:
 
 def _artifacts(response: str) -> list[CodeBlock]:
     """`<artifact ... language="python">code</artifact>` elements, as blocks."""
+    # A scan from tag to tag, not one regex over the response: `<artifact` repeated with no
+    # `>` made a `[^>]*` pattern quadratic (cubic with `language="..."` repeated).
     found: list[CodeBlock] = []
-    for match in _ARTIFACT.finditer(response):
-        start = match.end()
+    pos, line, counted = 0, 1, 0
+    while (opened := _ARTIFACT_OPEN.search(response, pos)) is not None:
+        close = response.find(">", opened.end())
+        if close < 0:
+            break
+        pos = close + 1
+        languages = _LANGUAGE.findall(response, opened.end(), close)
+        if not languages:
+            continue
+        start = close + 1
         end = response.find(_ARTIFACT_END, start)
         body = response[start : end if end >= 0 else len(response)]
-        first_line = response.count("\n", 0, start) + 1
+        line += response.count("\n", counted, start)  # counted once, front to back
+        counted = start
+        first_line = line
         if body.startswith("\n"):
             body, first_line = body[1:], first_line + 1
-        found.append(CodeBlock(match["lang"].lower(), body.rstrip(), first_line, end >= 0))
+        found.append(CodeBlock(languages[-1].lower(), body.rstrip(), first_line, end >= 0))
     return found
 
 

@@ -38,20 +38,23 @@ def module_pattern_error(pattern: str) -> str | None:
     return None
 
 
-def _module_matches(pattern: str, module: str) -> bool:
-    """`module` is `pattern` or inside it, `*` matching one segment and `**` any number."""
+def module_matches(pattern: str, module: str) -> bool:
+    """`module` is `pattern` or inside it, `*` matching one segment and `**` any number.
+
+    Module names come from the code under evaluation, so this is one pass over a table
+    (pattern segments x name segments), never a backtracking search."""
     want, have = pattern.split("."), module.split(".")
-
-    def match(i: int, j: int) -> bool:
-        if i == len(want):
-            return True  # the pattern is a prefix: submodules are covered
-        if want[i] == "**":
-            return any(match(i + 1, k) for k in range(j, len(have) + 1))
-        if j == len(have):
-            return False
-        return (want[i] == "*" or want[i] == have[j]) and match(i + 1, j + 1)
-
-    return match(0, 0)
+    # reach[j]: the pattern's first i segments can match the name's first j segments.
+    reach = [True] + [False] * len(have)
+    for segment in want:
+        if segment == "**":
+            for j in range(1, len(have) + 1):
+                reach[j] = reach[j] or reach[j - 1]
+        else:
+            for j in range(len(have), 0, -1):
+                reach[j] = reach[j - 1] and segment in ("*", have[j - 1])
+            reach[0] = False
+    return any(reach)  # a prefix of the name will do: submodules are covered
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,7 @@ class Scope:
                 raise ScopePatternError(problem)
         for patterns in (self.files, self.exclude_files):
             try:
-                GitIgnoreSpec.from_lines(patterns)
+                GitIgnoreSpec.from_lines(patterns, backend="re2")
             except ValueError as exc:  # pathspec's own error types derive from it
                 raise ScopePatternError(f"file pattern in {list(patterns)}: {exc}") from None
 
@@ -80,11 +83,11 @@ class Scope:
 
     @cached_property
     def _files(self) -> GitIgnoreSpec:
-        return GitIgnoreSpec.from_lines(self.files)
+        return GitIgnoreSpec.from_lines(self.files, backend="re2")
 
     @cached_property
     def _excluded_files(self) -> GitIgnoreSpec:
-        return GitIgnoreSpec.from_lines(self.exclude_files)
+        return GitIgnoreSpec.from_lines(self.exclude_files, backend="re2")
 
     def covers(self, relpath: str, module: str | None) -> bool:
         """True when the file at `relpath` (module `module`, None if it has no name) is in
@@ -94,13 +97,13 @@ class Scope:
         named = module is not None
         if self.files or self.modules:
             wanted = (self.files and self._files.match_file(relpath)) or (
-                named and any(_module_matches(p, module or "") for p in self.modules)
+                named and any(module_matches(p, module or "") for p in self.modules)
             )
             if not wanted:
                 return False
         if self.exclude_files and self._excluded_files.match_file(relpath):
             return False
-        return not (named and any(_module_matches(p, module or "") for p in self.exclude_modules))
+        return not (named and any(module_matches(p, module or "") for p in self.exclude_modules))
 
     def describe(self) -> str:
         """The scope as the task file wrote it, for messages."""

@@ -209,9 +209,10 @@ class _Rules:
         self._file_rules = tuple(r for r in self._dir_rules if r.file_form is not None)
         dir_forms = [r.dir_form for r in self._dir_rules]
         file_forms = [r.file_form for r in self._file_rules if r.file_form is not None]
-        # The "simple" backend: the same results whichever optional regex engine is installed.
-        self._dirs = GitIgnoreSpec([*dir_forms, _THROUGH_FOLDER], backend="simple")
-        self._files = GitIgnoreSpec([*file_forms, _THROUGH_FOLDER], backend="simple")
+        # RE2 (a dependency): the project's own .gitignore lines are hostile text, and
+        # `*a*a*a*a*b` took seconds per path with Python's backtracking engine.
+        self._dirs = GitIgnoreSpec([*dir_forms, _THROUGH_FOLDER], backend="re2")
+        self._files = GitIgnoreSpec([*file_forms, _THROUGH_FOLDER], backend="re2")
 
     def extended(self, more: tuple[_Rule, ...]) -> _Rules:
         """These rules and then `more` (a deeper ignore file: it takes precedence)."""

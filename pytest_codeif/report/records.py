@@ -5,23 +5,51 @@ Plain built-in types only, so pytest-xdist can carry them from workers to the co
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pytest_codeif.errors import TaskFileError, format_key_path
 from pytest_codeif.outcome import Evidence, FunctionalOutcome, Verdict
+from pytest_codeif.report.fingerprints import evidence_fingerprints
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
 
 Record = dict[str, Any]
 
-
-def _evidence(items: tuple[Evidence, ...]) -> list[dict[str, Any]]:
-    return [
-        {"path": e.path, "line": e.line, "column": e.column, "rule": e.rule, "message": e.message}
-        for e in items
-    ]
+#: The `check` and `constraint` that findings of a task's functional tests are filed
+#: under (in fingerprints and SARIF rule ids): they belong to no check.
+FUNCTIONAL_SCOPE = ("functional", "tests")
 
 
-def _base(nodeid: str, file: str, task: Task, verdict: Verdict) -> Record:
+def _evidence(
+    items: tuple[Evidence, ...], scope: tuple[str, ...], root: Path | None
+) -> list[dict[str, Any]]:
+    """Evidence as plain dicts; with `root` (pytest's rootdir), each carries the stable
+    `fingerprint` of its finding (see `fingerprints.py`), read here where the files are."""
+    prints = evidence_fingerprints(scope, items, root) if root is not None and items else None
+    found: list[dict[str, Any]] = []
+    for index, e in enumerate(items):
+        entry: dict[str, Any] = {
+            "path": e.path,
+            "line": e.line,
+            "column": e.column,
+            "rule": e.rule,
+            "message": e.message,
+        }
+        if prints is not None:
+            entry["fingerprint"] = prints[index]
+        found.append(entry)
+    return found
+
+
+def _base(
+    nodeid: str,
+    file: str,
+    task: Task,
+    verdict: Verdict,
+    *,
+    scope: tuple[str, str],
+    root: Path | None,
+) -> Record:
     return {
         "nodeid": nodeid,
         "file": file,
@@ -30,19 +58,28 @@ def _base(nodeid: str, file: str, task: Task, verdict: Verdict) -> Record:
         "status": verdict.status,
         "error_kind": verdict.error_kind,
         "error": verdict.error,
-        "evidence": _evidence(verdict.evidence),
+        "evidence": _evidence(verdict.evidence, (file, task.id, *scope), root),
         "notes": list(verdict.notes),
         "cached": verdict.cached,
     }
 
 
 def constraint_record(
-    nodeid: str, file: str, task: Task, constraint: ConstraintSpec, verdict: Verdict
+    nodeid: str,
+    file: str,
+    task: Task,
+    constraint: ConstraintSpec,
+    verdict: Verdict,
+    *,
+    root: Path | None = None,
 ) -> Record:
-    """The record of one constraint item."""
+    """The record of one constraint item; `line` is the constraint's line in the task
+    file (where an annotation of an undecidable verdict points)."""
+    scope = (constraint.check_name, constraint.id)
     return {
         "kind": "constraint",
-        **_base(nodeid, file, task, verdict),
+        **_base(nodeid, file, task, verdict, scope=scope, root=root),
+        "line": constraint.location.line,
         "constraint": constraint.id,
         "check": constraint.check_name,
         "category": constraint.category,
@@ -54,15 +91,18 @@ def constraint_record(
     }
 
 
-def functional_record(nodeid: str, file: str, task: Task, outcome: FunctionalOutcome) -> Record:
-    """The record of a task's functional-tests item."""
+def functional_record(
+    nodeid: str, file: str, task: Task, outcome: FunctionalOutcome, *, root: Path | None = None
+) -> Record:
+    """The record of a task's functional-tests item; `line` is the task's line."""
     cases = [
         {"label": c.label, "status": c.status, "message": c.message, "line": c.line}
         for c in outcome.cases
     ]
     return {
         "kind": "functional",
-        **_base(nodeid, file, task, outcome.verdict),
+        **_base(nodeid, file, task, outcome.verdict, scope=FUNCTIONAL_SCOPE, root=root),
+        "line": task.location.line,
         "cases": cases,
         "cases_passed": sum(c["status"] == "passed" for c in cases),
         "constraints_in_task": len(task.constraints),

@@ -1,19 +1,55 @@
 """The controller-side reporter: gathers outcome records from test reports (its own or
-those pytest-xdist workers send) and writes the terminal summary and the JSON report."""
+those pytest-xdist workers send) and writes the terminal summary, the JSON report, the
+SARIF log and GitHub annotations, and applies the CI gate (`thresholds.py`)."""
 
 from __future__ import annotations
 
 import fnmatch
+import inspect
+import os
+from collections.abc import Generator
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from pytest_codeif.report.annotations import MODES, annotation_lines, enabled
+from pytest_codeif.report.findings import source_root
 from pytest_codeif.report.json_report import build_report, write_atomically
 from pytest_codeif.report.records import Record, lost_record
+from pytest_codeif.report.sarif import build_sarif
 from pytest_codeif.report.summary import summarize
 from pytest_codeif.report.terminal import render
+from pytest_codeif.report.thresholds import Gate, GateOutcome, judge, parse_gate
+from pytest_codeif.state import get_state
 from pytest_codeif.tools import tool_versions
+
+_INTERRUPTED = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+
+
+def _gate(config: pytest.Config) -> Gate:
+    """The gate from the command line, else from the ini options; a bad value is a
+    usage error, reported before anything runs."""
+    fail_under = config.getoption("codeif_fail_under", None)
+    if fail_under is None:
+        fail_under = config.getini("codeif_fail_under")
+    limit = config.getoption("codeif_max_violations", None)
+    if limit is None:
+        limit = config.getini("codeif_max_violations") or None
+    try:
+        return parse_gate(fail_under or [], limit)
+    except ValueError as exc:
+        raise pytest.UsageError(f"pytest-codeif: {exc}") from None
+
+
+def _annotation_mode(config: pytest.Config) -> str:
+    mode = config.getoption("codeif_annotations", None) or config.getini("codeif_annotations")
+    if mode not in MODES:
+        raise pytest.UsageError(
+            f"pytest-codeif: codeif_annotations must be auto, always or never, not {mode!r}"
+        )
+    return str(mode)
 
 
 class CodeifReporter:
@@ -23,11 +59,27 @@ class CodeifReporter:
         self.config = config
         self.records: list[Record] = []
         self.patterns: list[str] = list(config.getini("codeif_patterns"))
+        self.gate = _gate(config)
+        self.annotate = enabled(_annotation_mode(config), os.environ)
+        #: Failed reports of violated constraints: what a passing gate excuses.
+        self.tolerable = 0
+        self.gate_outcome: GateOutcome | None = None
+        #: "report written to" lines, printed first in the terminal summary (which pytest
+        #: prints after every `pytest_sessionfinish`, where reports are written), outside
+        #: the 80-column summary section.
+        self.notices: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = getattr(report, "codeif_record", None)
         if isinstance(record, dict):
             self.records.append(record)
+            if (
+                report.failed
+                and not hasattr(report, "wasxfail")
+                and record["kind"] == "constraint"
+                and record["status"] == "violated"
+            ):
+                self.tolerable += 1
         elif report.failed and self._is_codeif(report.nodeid):
             # A failure without a record: the process reaching the verdict died (a
             # crashed pytest-xdist worker). Kept, so the item is not silently lost.
@@ -37,33 +89,90 @@ class CodeifReporter:
         name = Path(nodeid.split("::", 1)[0]).name
         return any(fnmatch.fnmatch(name, pattern) for pattern in self.patterns)
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        """Once every item has reported (and before pytest turns `testsfailed` into the
+        exit status), judge the gate: a passing gate excuses the failures of violated
+        constraints, a missed one makes sure the run fails. A loop that stopped early
+        (-x, an interruption) raises through here and is never judged."""
+        result = yield
+        if self.gate.active and not self.config.option.collectonly:
+            outcome = GateOutcome(judge(self.gate, summarize(self.records)))
+            outcome.tolerated = min(self.tolerable, session.testsfailed)
+            outcome.others = session.testsfailed - outcome.tolerated
+            if outcome.passed:
+                session.testsfailed = outcome.others
+            else:
+                session.testsfailed = max(session.testsfailed, 1)
+            self.gate_outcome = outcome
+        return result
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.records:
-            return
-        terminalreporter.write_sep("=", "codeif: constraint satisfaction")
-        for line in render(summarize(self.records)):
+        # Report notices and annotations (long lines) come before the 80-column section.
+        for line in self.notices:
             terminalreporter.write_line(line)
+        if self.annotate:
+            rootdir = self.config.rootpath
+            lines = annotation_lines(self.records, rootdir=rootdir, root=source_root(rootdir))
+            for line in lines:
+                terminalreporter.write_line(line)
+        if self.records:
+            terminalreporter.write_sep("=", "codeif: constraint satisfaction")
+            for line in render(summarize(self.records)):
+                terminalreporter.write_line(line)
+        if self.gate.active and not self.config.option.collectonly:
+            if self.gate_outcome is None:
+                terminalreporter.write_line("codeif gate not judged: the run stopped early")
+            else:
+                for line in self.gate_outcome.lines():
+                    terminalreporter.write_line(line)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, exitstatus: int) -> None:
-        path = self.config.getoption("codeif_report", None)
-        if not path:
-            return
-        interrupted = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
         lost = any(r["kind"] == "lost" for r in self.records)
-        report = build_report(
+        complete = int(exitstatus) not in _INTERRUPTED and not lost
+        path = self.config.getoption("codeif_report", None)
+        if path:
+            report = build_report(
+                self.records,
+                complete=complete,
+                exit_status=int(exitstatus),
+                versions=tool_versions(),
+            )
+            self._write(self._target(path, self.config.invocation_params.dir), report, "JSON")
+        sarif_path = self.config.getoption("codeif_sarif", None)
+        base = self.config.invocation_params.dir
+        if not sarif_path:
+            sarif_path = self.config.getini("codeif_sarif")
+            base = self.config.rootpath
+        if sarif_path:
+            self._write(
+                self._target(sarif_path, base), self._sarif(int(exitstatus), complete), "SARIF"
+            )
+
+    def _sarif(self, exit_status: int, complete: bool) -> dict[str, Any]:
+        registry = get_state(self.config).registry
+        rootdir = self.config.rootpath
+        gate = self.gate_outcome
+        return build_sarif(
             self.records,
-            complete=int(exitstatus) not in interrupted and not lost,
-            exit_status=int(exitstatus),
-            versions=tool_versions(),
+            docs={check.name: inspect.cleandoc(check.__doc__ or "") for check in registry},
+            rootdir=rootdir,
+            root=source_root(rootdir),
+            version=version("pytest-codeif"),
+            exit_status=exit_status,
+            complete=complete,
+            gate=None if gate is None else [v.to_dict() for v in gate.verdicts],
         )
+
+    @staticmethod
+    def _target(path: str, base: Path) -> Path:
         target = Path(path)
-        if not target.is_absolute():
-            target = self.config.invocation_params.dir / target
-        write_atomically(target, report)
-        terminal = self.config.pluginmanager.get_plugin("terminalreporter")
-        if terminal is not None:
-            terminal.write_line(f"codeif: JSON report written to {target}")
+        return target if target.is_absolute() else base / target
+
+    def _write(self, target: Path, data: dict[str, Any], what: str) -> None:
+        write_atomically(target, data)
+        self.notices.append(f"codeif: {what} report written to {target}")
 
 
 def _text(report: pytest.TestReport) -> str:

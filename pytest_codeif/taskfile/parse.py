@@ -1,6 +1,8 @@
-"""Turn a loaded task file into `Task` objects, one located error per bad task.
+"""Turn a loaded task file into `Task` objects, with every problem of a bad task located.
 
-A bad task does not spoil the file: the good tasks beside it are returned and run.
+A bad task does not spoil the file: the good tasks beside it are returned and run. Each
+bad task gives one error, `TaskProblems`, that lists all its problems (schema errors at
+every key path, unknown checks, bad options, missing paths, bad test cases).
 """
 
 from __future__ import annotations
@@ -8,22 +10,26 @@ from __future__ import annotations
 import ast
 import dataclasses
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
+
+from jsonschema.protocols import Validator
 
 from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.registry import CheckRegistry
+from pytest_codeif.code.scope import ScopePatternError, scope_from
 from pytest_codeif.errors import TaskFileError
 from pytest_codeif.spec import CallCase, CodeSpec, PytestCase, SourceKind
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
 from pytest_codeif.taskfile.schema import (
     CONSTRAINT_KEYS,
+    case_schema,
     constraint_schema,
-    describe_error,
     file_schema,
-    first_error,
+    make_validator,
+    schema_problems,
     task_schema,
 )
 from pytest_codeif.taskfile.yamlload import KeyPath, LoadedYaml
@@ -31,8 +37,37 @@ from pytest_codeif.taskfile.yamlload import KeyPath, LoadedYaml
 #: Node name of a task's functional-tests item; no constraint may take it.
 FUNCTIONAL_ITEM = "tests"
 
-_FILE_SCHEMA = file_schema({})
-_TASK_SCHEMA = task_schema(constraint_schema())
+_SOURCES: Final[tuple[SourceKind, ...]] = (
+    "code",
+    "file",
+    "directory",
+    "response",
+    "response-file",
+)
+# The file and each task are validated for their own keys only; each constraint and each
+# test case is validated on its own, so a bad one never hides the problems of the others.
+_FILE: Final = make_validator(file_schema({}))
+_TASK: Final = make_validator(task_schema({}, {}))
+_CONSTRAINT: Final = make_validator(constraint_schema())
+_CASE: Final = make_validator(case_schema())
+
+
+class TaskProblems(TaskFileError):
+    """Every problem of one task (or of a file), most relevant first: those of the task
+    itself (its keys, its id, its source) before those of its constraints and test
+    cases, each group in file order, each problem said once. Reads as its first problem
+    wherever a single `TaskFileError` is expected."""
+
+    def __init__(self, problems: Sequence[TaskFileError]) -> None:
+        unique = {(p.location.line, p.location.key_path, p.message): p for p in problems}
+        ordered = sorted(unique.values(), key=_relevance)
+        super().__init__(ordered[0].location, ordered[0].message)
+        self.problems: tuple[TaskFileError, ...] = tuple(ordered)
+
+
+def _relevance(problem: TaskFileError) -> tuple[bool, int]:
+    # ("tasks", 0, "constrants") is about the task; ("tasks", 0, "constraints", 2) is not.
+    return len(problem.location.key_path) > 3, problem.location.line
 
 
 @dataclass
@@ -46,76 +81,111 @@ class ParsedFile:
 def parse_task_file(
     loaded: LoadedYaml, registry: CheckRegistry, root: Path | None = None
 ) -> ParsedFile:
-    """Validate `loaded` and build its tasks; file-level problems raise `TaskFileError`.
+    """Validate `loaded` and build its tasks; problems of the file itself raise
+    `TaskProblems` (or `TaskFileError`), each bad task is one error of the result.
 
     With `root` (pytest's rootdir), every path a task names must lie inside it, symlinks
     resolved: a task file from elsewhere cannot point the tools at the host's files.
     """
     if loaded.data is None:
         raise TaskFileError(loaded.location(()), "the file is empty; expected a `tasks:` list")
-    _raise_first(loaded, (), _FILE_SCHEMA, loaded.data)
-    parsed = ParsedFile()
-    seen: dict[str, int] = {}
-    built: dict[tuple[str, str], Check] = {}
-    for index, raw in enumerate(loaded.data["tasks"]):
-        label = raw.get("id") if isinstance(raw, Mapping) else None
-        label = str(label) if isinstance(label, str) and label else f"tasks[{index}]"
-        try:
-            task = _TaskBuilder(loaded, registry, index, root, built).build(raw)
-            if task.id in seen:
-                raise TaskFileError(
-                    loaded.location(("tasks", index, "id")),
-                    f"duplicate task id {task.id!r} (first used by tasks[{seen[task.id]}])",
+    found = schema_problems(_FILE, loaded.data)
+    if found:
+        raise TaskProblems(
+            [
+                TaskFileError(
+                    (loaded.key_location if p.at_key else loaded.location)(p.path), p.message
                 )
-            seen[task.id] = index
-            parsed.tasks.append(task)
+                for p in found
+            ]
+        )
+    parsed = ParsedFile()
+    context = _FileContext(loaded, registry, root.resolve() if root is not None else None)
+    first_use: dict[str, int] = {}
+    labels: set[str] = set()  # node names taken by error items
+    for index, raw in enumerate(loaded.data["tasks"]):
+        builder = _TaskBuilder(context, index)
+        task_id = raw.get("id") if isinstance(raw, Mapping) else None
+        label = task_id if isinstance(task_id, str) and task_id else f"tasks[{index}]"
+        if isinstance(task_id, str) and task_id in first_use:
+            builder.problem(
+                ("id",),
+                f"duplicate task id `{task_id}` (first used by tasks[{first_use[task_id]}]); "
+                "give each task its own id",
+            )
+            label = f"tasks[{index}]"
+        elif isinstance(task_id, str):
+            first_use[task_id] = index
+        try:
+            parsed.tasks.append(builder.build(raw))
         except TaskFileError as exc:
-            if label in seen or any(lbl == label for lbl, _ in parsed.errors):
-                label = f"tasks[{index}]"
+            label = f"tasks[{index}]" if label in labels else label
+            labels.add(label)
             parsed.errors.append((label, exc))
     return parsed
 
 
-def _raise_first(loaded: LoadedYaml, base: KeyPath, schema: Mapping[str, Any], value: Any) -> None:
-    error = first_error(schema, value)
-    if error is not None:
-        rel, message = describe_error(error)
-        raise TaskFileError(loaded.location((*base, *rel)), message)
+@dataclass
+class _FileContext:
+    """What every task of one file shares: the file, the checks, and what was built."""
+
+    loaded: LoadedYaml
+    registry: CheckRegistry
+    root: Path | None
+    #: Suites repeat the same constraint over thousands of tasks: a constraint already
+    #: validated and built is reused (checks are immutable once built).
+    built: dict[tuple[str, str], Check] = field(default_factory=dict)
+    validators: dict[type[Check], Validator] = field(default_factory=dict)
+
+    def validator(self, check_cls: type[Check]) -> Validator:
+        """The validator of a constraint of `check_cls`: common keys and its options."""
+        if check_cls not in self.validators:
+            schema = constraint_schema(check_cls.options_schema)
+            self.validators[check_cls] = make_validator(schema)
+        return self.validators[check_cls]
 
 
 class _TaskBuilder:
-    """Builds one task from its validated mapping; every failure is a located error."""
+    """Builds one task from its mapping; every problem is recorded with its location,
+    and the task is built only when there is none."""
 
-    def __init__(
-        self,
-        loaded: LoadedYaml,
-        registry: CheckRegistry,
-        index: int,
-        root: Path | None,
-        built: dict[tuple[str, str], Check],
-    ) -> None:
-        self.built = built
-        self.loaded = loaded
-        self.registry = registry
-        self.root = root.resolve() if root is not None else None
+    def __init__(self, context: _FileContext, index: int) -> None:
+        self.context = context
+        self.loaded = context.loaded
         self.base: KeyPath = ("tasks", index)
-        self.folder = loaded.path.parent
+        self.folder = context.loaded.path.parent
+        self.problems: list[TaskFileError] = []
 
     def at(self, *rel: str | int) -> Any:
         return self.loaded.location((*self.base, *rel))
 
+    def problem(self, rel: KeyPath, message: str, *, at_key: bool = False) -> None:
+        """Record a problem at `rel` (a key path inside the task); `at_key`: on the line
+        of the key itself rather than of its value."""
+        where = (*self.base, *rel)
+        location = self.loaded.key_location(where) if at_key else self.loaded.location(where)
+        self.problems.append(TaskFileError(location, message))
+
+    def valid(self, validator: Validator, rel: KeyPath, value: Any) -> bool:
+        """Record every schema problem of `value` (found at `rel`); True if none."""
+        found = schema_problems(validator, value, (*self.base, *rel))
+        for problem in found:
+            self.problem((*rel, *problem.path), problem.message, at_key=problem.at_key)
+        return not found
+
     def build(self, raw: Any) -> Task:
-        _raise_first(self.loaded, self.base, _TASK_SCHEMA, raw)
-        kinds: tuple[SourceKind, ...] = ("code", "file", "directory", "response", "response-file")
-        kind = next(k for k in kinds if k in raw)
-        code = CodeSpec(kind, raw[kind], self.at(kind), self.loaded.marks.get((*self.base, kind)))
-        if kind in ("file", "directory", "response-file"):
-            self._existing_path(raw[kind], (kind,), want_dir=kind == "directory")
+        if not self.valid(_TASK, (), raw) and not isinstance(raw, Mapping):
+            raise TaskProblems(self.problems)
+        code = self._code(raw)
         entry = raw.get("entry-point")
-        if not raw.get("constraints") and not raw.get("tests"):
-            raise TaskFileError(
-                self.at(), "the task has no `constraints` and no `tests`: nothing to check"
-            )
+        constraints = self._constraints(raw.get("constraints"))
+        calls, pytest_files = self._tests(
+            raw.get("tests"), entry if isinstance(entry, str) else None
+        )
+        if not self.problems and not constraints and not calls and not pytest_files:
+            self.problem((), "the task has no `constraints` and no `tests`: nothing to check")
+        if self.problems or code is None:
+            raise TaskProblems(self.problems)
         return Task(
             id=raw["id"],
             path=self.loaded.path,
@@ -125,57 +195,75 @@ class _TaskBuilder:
             module=raw.get("module"),
             timeout=float(raw.get("timeout", 10.0)),
             metadata=dict(raw.get("metadata", {})),
-            constraints=self._constraints(raw.get("constraints", [])),
-            calls=tuple(
-                self._call(i, case, entry)
-                for i, case in enumerate(raw.get("tests", []))
-                if "pytest" not in case
-            ),
-            pytest_files=tuple(
-                PytestCase(
-                    case.get("name", case["pytest"]),
-                    self._existing_path(case["pytest"], ("tests", i, "pytest"), want_dir=False),
-                    self.at("tests", i),
-                )
-                for i, case in enumerate(raw.get("tests", []))
-                if "pytest" in case
-            ),
+            constraints=constraints,
+            calls=calls,
+            pytest_files=pytest_files,
         )
 
-    def _existing_path(self, value: str, rel: tuple[str | int, ...], *, want_dir: bool) -> Path:
+    def _code(self, raw: Mapping[str, Any]) -> CodeSpec | None:
+        """Where the code is, or None (the schema's problems say why)."""
+        given = [kind for kind in _SOURCES if kind in raw]
+        if len(given) != 1 or not isinstance(raw[given[0]], str):
+            return None
+        kind = given[0]
+        named = kind in ("file", "directory", "response-file")
+        if named and self._existing_path(raw[kind], (kind,), want_dir=kind == "directory") is None:
+            return None
+        exclude = tuple(raw.get("exclude", ()))
+        if exclude and kind != "directory":
+            self.problem(
+                ("exclude",), "`exclude` leaves files out of a `directory`; this task has none"
+            )
+            return None
+        mark = self.loaded.marks.get((*self.base, kind))
+        return CodeSpec(kind, raw[kind], self.at(kind), mark, exclude)
+
+    def _existing_path(self, value: str, rel: KeyPath, *, want_dir: bool) -> Path | None:
+        """The path `value` names, or None after recording why it cannot be used."""
         path = (self.folder / value).resolve()
-        if self.root is not None and not path.is_relative_to(self.root):
-            raise TaskFileError(
-                self.at(*rel),
-                f"{value!r} leads to {path}, outside the test root {self.root}; "
+        root = self.context.root
+        if root is not None and not path.is_relative_to(root):
+            self.problem(
+                rel,
+                f"{value!r} leads to {path}, outside the test root {root}; "
                 "task files may only name code and tests inside it",
             )
-        if want_dir and not path.is_dir():
-            raise TaskFileError(self.at(*rel), f"expected a directory, but {path} is not one")
-        if not want_dir and not path.is_file():
-            raise TaskFileError(self.at(*rel), f"expected a file, but {path} does not exist")
-        return path
+        elif want_dir and not path.is_dir():
+            self.problem(rel, f"expected a directory, but {path} is not one")
+        elif not want_dir and not path.is_file():
+            self.problem(rel, f"expected a file, but {path} does not exist")
+        else:
+            return path
+        return None
 
-    def _constraints(self, raws: list[Any]) -> tuple[ConstraintSpec, ...]:
+    def _constraints(self, raws: Any) -> tuple[ConstraintSpec, ...]:
+        if not isinstance(raws, list):
+            return ()  # the schema's problem says so
         explicit: dict[str, int] = {}
         for j, raw in enumerate(raws):
-            if raw.get("id") == FUNCTIONAL_ITEM:
-                raise TaskFileError(
-                    self.at("constraints", j, "id"),
-                    f"the constraint id {FUNCTIONAL_ITEM!r} is reserved for the functional tests",
+            given = raw.get("id") if isinstance(raw, Mapping) else None
+            if not isinstance(given, str):
+                continue
+            if given == FUNCTIONAL_ITEM:
+                self.problem(
+                    ("constraints", j, "id"),
+                    f"the constraint id `{FUNCTIONAL_ITEM}` is reserved for the functional "
+                    "tests; choose another id",
                 )
-            if "id" in raw and raw["id"] in explicit:
-                raise TaskFileError(
-                    self.at("constraints", j, "id"),
-                    f"duplicate constraint id {raw['id']!r} "
-                    f"(first used by constraints[{explicit[raw['id']]}])",
+            elif given in explicit:
+                self.problem(
+                    ("constraints", j, "id"),
+                    f"duplicate constraint id `{given}` (first used by "
+                    f"constraints[{explicit[given]}]); give each constraint its own id",
                 )
-            if "id" in raw:
-                explicit[raw["id"]] = j
+            else:
+                explicit[given] = j
         specs: list[ConstraintSpec] = []
         counts: dict[str, int] = {}
         for j, raw in enumerate(raws):
             spec = self._constraint(j, raw)
+            if spec is None:
+                continue
             if "id" not in raw:
                 # Default ids are the check name; a repeated check gets -2, -3... in file order.
                 counts[spec.id] = counts.get(spec.id, 0) + 1
@@ -186,59 +274,87 @@ class _TaskBuilder:
             specs.append(spec)
         return tuple(specs)
 
-    def _constraint(self, j: int, raw: Mapping[str, Any]) -> ConstraintSpec:
-        name = raw["check"]
-        check_cls = self.registry.get(name)
-        if check_cls is None:
-            hint = self.registry.suggest(name)
-            did = f"did you mean {hint!r}? " if hint else ""
-            known = ", ".join(c.name for c in self.registry)
-            raise TaskFileError(
-                self.at("constraints", j, "check"),
-                f"unknown check {name!r}; {did}known checks: {known}",
-            )
-        # Suites repeat the same constraint over thousands of tasks: a constraint already
-        # validated and built is reused (checks are immutable once built).
+    def _constraint(self, j: int, raw: Any) -> ConstraintSpec | None:
+        """Constraint `j`, or None after recording its problems."""
+        rel: KeyPath = ("constraints", j)
+        name = raw.get("check") if isinstance(raw, Mapping) else None
+        check_cls = self.context.registry.get(name) if isinstance(name, str) else None
+        if check_cls is None or not isinstance(name, str):
+            if isinstance(name, str):
+                self._unknown_check(j, name)
+            self.valid(_CONSTRAINT, rel, raw)  # no check to validate the options against
+            return None
         key = (name, json.dumps(raw, sort_keys=True, default=repr))
-        check = self.built.get(key)
+        check = self.context.built.get(key)
         if check is None:
-            _raise_first(
-                self.loaded,
-                (*self.base, "constraints", j),
-                constraint_schema(check_cls.options_schema),
-                raw,
-            )
+            if not self.valid(self.context.validator(check_cls), rel, raw):
+                return None
             options = {k: v for k, v in raw.items() if k not in CONSTRAINT_KEYS}
             try:
                 check = check_cls(options)
             except (ValueError, TypeError) as exc:
-                raise TaskFileError(
-                    self.at("constraints", j), f"invalid options for check {name!r}: {exc}"
-                ) from None
-            self.built[key] = check
+                self.problem(rel, f"invalid options for check `{name}`: {exc}")
+                return None
+            self.context.built[key] = check
+        try:
+            scope = scope_from(raw)
+        except ScopePatternError as exc:
+            self.problem(rel, f"invalid scope: {exc}")
+            return None
         return ConstraintSpec(
             id=raw.get("id", name),
             check=check,
             category=raw.get("category", check_cls.category),
             level=raw.get("level"),
             message=raw.get("message"),
-            location=self.at("constraints", j),
+            location=self.at(*rel),
+            scope=scope,
         )
 
-    def _call(self, i: int, raw: Mapping[str, Any], entry: str | None) -> CallCase:
+    def _unknown_check(self, j: int, name: str) -> None:
+        registry = self.context.registry
+        hint = registry.suggest(name)
+        known = ", ".join(c.name for c in registry)
+        did = f"; did you mean `{hint}`?" if hint else ""
+        self.problem(
+            ("constraints", j, "check"), f"unknown check `{name}` (known checks: {known}){did}"
+        )
+
+    def _tests(
+        self, raws: Any, entry: str | None
+    ) -> tuple[tuple[CallCase, ...], tuple[PytestCase, ...]]:
+        if not isinstance(raws, list):
+            return (), ()  # the schema's problem says so
+        calls: list[CallCase] = []
+        pytest_files: list[PytestCase] = []
+        for i, raw in enumerate(raws):
+            if not self.valid(_CASE, ("tests", i), raw):
+                continue
+            if "pytest" in raw:
+                path = self._existing_path(raw["pytest"], ("tests", i, "pytest"), want_dir=False)
+                if path is not None:
+                    label = raw.get("name", raw["pytest"])
+                    pytest_files.append(PytestCase(label, path, self.at("tests", i)))
+            else:
+                case = self._call(i, raw, entry)
+                if case is not None:
+                    calls.append(case)
+        return tuple(calls), tuple(pytest_files)
+
+    def _call(self, i: int, raw: Mapping[str, Any], entry: str | None) -> CallCase | None:
+        """Call case `i`, or None after recording its problem."""
         loc = self.at("tests", i)
         if "expect" not in raw and "expected_output" not in raw and "raises" not in raw:
-            raise TaskFileError(
-                loc, "a call case needs `expect` (or `expected_output`) or `raises`"
+            self.problem(
+                ("tests", i), "a call case needs `expect` (or `expected_output`) or `raises`"
             )
+            return None
         if "call" in raw:
             try:
                 tree = ast.parse(raw["call"], mode="eval")
             except SyntaxError as exc:
-                raise TaskFileError(
-                    self.at("tests", i, "call"),
-                    f"`call` must be a Python expression: {exc.msg}",
-                ) from None
+                self.problem(("tests", i, "call"), f"`call` must be a Python expression: {exc.msg}")
+                return None
             function, args, kwargs, known = _called(tree.body)
             return CallCase(
                 raw.get("name", raw["call"]),
@@ -254,9 +370,10 @@ class _TaskBuilder:
             )
         function = raw.get("function", entry)
         if function is None:
-            raise TaskFileError(
-                loc, "a case with args needs `function`, or the task needs `entry-point`"
+            self.problem(
+                ("tests", i), "a case with args needs `function`, or the task needs `entry-point`"
             )
+            return None
         given = raw.get("input", raw)
         args, kwargs = list(given.get("args", [])), dict(given.get("kwargs", {}))
         shown = ", ".join([*map(repr, args), *(f"{k}={v!r}" for k, v in kwargs.items())])

@@ -7,7 +7,7 @@ path, and so a position inside an embedded code block can be mapped back to its 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
@@ -40,6 +40,8 @@ class LoadedYaml:
     path: Path
     data: Any
     marks: dict[KeyPath, NodeMark]
+    #: The line of each mapping key, by the key path it leads to.
+    key_lines: dict[KeyPath, int] = field(default_factory=dict)
 
     def location(self, key_path: KeyPath) -> Location:
         """The best-known location of `key_path`: the node itself or its nearest parent."""
@@ -48,6 +50,12 @@ class LoadedYaml:
             probe = probe[:-1]
         mark = self.marks.get(probe)
         return Location(self.path, mark.line if mark else 1, key_path)
+
+    def key_location(self, key_path: KeyPath) -> Location:
+        """The location of the key that leads to `key_path` (where an unknown key is
+        written), else that of its value."""
+        line = self.key_lines.get(key_path)
+        return Location(self.path, line, key_path) if line else self.location(key_path)
 
 
 def load_task_yaml(path: Path) -> LoadedYaml:
@@ -83,7 +91,7 @@ def load_task_yaml(path: Path) -> LoadedYaml:
         return LoadedYaml(path, None, {})
     walker = _Walker(path, max(MAX_ALIAS_NODES, ALIAS_FACTOR * _distinct_nodes(root)))
     data = walker.walk(root, (), 0)
-    return LoadedYaml(path, data, walker.marks)
+    return LoadedYaml(path, data, walker.marks, walker.key_lines)
 
 
 def _distinct_nodes(root: yaml.Node) -> int:
@@ -125,6 +133,7 @@ class _Walker:
         self.path = path
         self.alias_budget = alias_budget
         self.marks: dict[KeyPath, NodeMark] = {}
+        self.key_lines: dict[KeyPath, int] = {}
         self.expanded = 0  # nodes visited again through an alias
         self.seen: set[int] = set()
         self.constructor = SafeConstructor()
@@ -182,5 +191,6 @@ class _Walker:
                     f"duplicate key {key!r} (first given on line {seen[key]})",
                 )
             seen[key] = key_line
+            self.key_lines.setdefault((*key_path, key), key_line)
             result[key] = self.walk(value_node, (*key_path, key), depth + 1)
         return result

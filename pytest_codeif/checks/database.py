@@ -1,0 +1,392 @@
+"""The `database` check: the code uses the database it was asked to (SQLite, PostgreSQL...)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final
+
+import libcst as cst
+
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
+from pytest_codeif.checks.db_drivers import DATABASE_NAMES, driver_imports
+from pytest_codeif.checks.imports import import_sites, imports_module
+from pytest_codeif.checks.orm_only import Models
+from pytest_codeif.code.cst import ParsedModule
+
+#: URL schemes (SQLAlchemy's, dj-database-url's, libpq's) and the database each names.
+_SCHEMES: Final = {
+    "sqlite": "sqlite",
+    "sqlite3": "sqlite",
+    "spatialite": "sqlite",
+    "postgresql": "postgresql",
+    "postgres": "postgresql",
+    "pgsql": "postgresql",
+    "postgis": "postgresql",
+    "mysql": "mysql",
+    "mariadb": "mysql",
+    "mysqlgis": "mysql",
+    "oracle": "oracle",
+    "mssql": "mssql",
+    "sqlserver": "mssql",
+    "cockroachdb": "cockroachdb",
+    "duckdb": "duckdb",
+    "db2": "db2",
+    "ibm_db_sa": "db2",
+    "mongodb": "mongodb",
+}
+_URL = re.compile(r"\s*(?P<scheme>[A-Za-z][A-Za-z0-9_]*)(?:\+(?P<driver>[A-Za-z0-9_]+))?://")
+_DRIVER_NAME = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9_]*)(?:\+(?P<driver>[A-Za-z0-9_]+))?")
+#: Django's `ENGINE` values (and GeoDjango's).
+_DJANGO_ENGINE = re.compile(r"django\.(?:contrib\.gis\.)?db\.backends\.(?P<backend>\w+)")
+_DJANGO_BACKENDS: Final = {
+    "sqlite3": "sqlite",
+    "spatialite": "sqlite",
+    "postgresql": "postgresql",
+    "postgresql_psycopg2": "postgresql",
+    "postgis": "postgresql",
+    "mysql": "mysql",
+    "oracle": "oracle",
+}
+#: Keyword arguments that name a URL's scheme (`URL.create(drivername=...)`, pydantic's
+#: `MultiHostUrl.build(scheme=...)`), and calls whose first argument is one.
+_SCHEME_KEYWORDS: Final = frozenset({"drivername", "scheme"})
+_URL_CREATE: Final = frozenset(
+    {"sqlalchemy.URL.create", "sqlalchemy.engine.URL.create", "sqlalchemy.engine.url.URL.create"}
+)
+#: Pydantic's URL types for one database.
+_PYDANTIC_DSNS: Final = {
+    f"{package}.{name}": database
+    for package in ("pydantic", "pydantic.networks")
+    for name, database in (
+        ("PostgresDsn", "postgresql"),
+        ("CockroachDsn", "cockroachdb"),
+        ("MySQLDsn", "mysql"),
+        ("MariaDBDsn", "mysql"),
+    )
+}
+#: Imports only code for one database makes.
+_DIALECT_MODULES: Final = {
+    "sqlalchemy.dialects.postgresql": "postgresql",
+    "sqlalchemy.dialects.mysql": "mysql",
+    "sqlalchemy.dialects.sqlite": "sqlite",
+    "sqlalchemy.dialects.oracle": "oracle",
+    "sqlalchemy.dialects.mssql": "mssql",
+    "django.contrib.postgres": "postgresql",
+}
+#: Calls that connect to a database without saying which (the URL comes from elsewhere).
+_CONNECTS: Final = frozenset(
+    {
+        "sqlalchemy.create_engine",
+        "sqlalchemy.engine.create_engine",
+        "sqlalchemy.ext.asyncio.create_async_engine",
+        "sqlmodel.create_engine",
+        "databases.Database",
+        "dj_database_url.config",
+        "dj_database_url.parse",
+        "tortoise.Tortoise.init",
+        "peewee.PostgresqlDatabase",
+    }
+)
+_STR_METHODS: Final = frozenset(
+    {
+        "replace",
+        "startswith",
+        "endswith",
+        "removeprefix",
+        "removesuffix",
+        "find",
+        "rfind",
+        "index",
+        "split",
+        "partition",
+        "count",
+    }
+)
+DATABASES: Final = ("sqlite", "postgresql", "mysql", "oracle", "mssql")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Something in the code that names a database: where, which, and how."""
+
+    module: ParsedModule
+    node: cst.CSTNode
+    database: str
+    what: str
+
+
+def _not_targets(module: ParsedModule) -> set[int]:
+    """Ids of strings that name no connection: whole statements (docstrings), patterns
+    given to string methods (`url.replace("postgres://", "postgresql://")`, Heroku's
+    rewrite) and compared with (`scheme == "mysql://"`)."""
+    found = {
+        id(node.value)
+        for node in module.nodes(cst.Expr)
+        if isinstance(node.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+    }
+    for call in module.nodes(cst.Call):
+        if isinstance(call.func, cst.Attribute) and call.func.attr.value in _STR_METHODS:
+            found.update(id(arg.value) for arg in call.args)
+    for comparison in module.nodes(cst.Comparison):
+        found.add(id(comparison.left))
+        found.update(id(target.comparator) for target in comparison.comparisons)
+    return found
+
+
+def _string_evidence(module: ParsedModule) -> Iterator[Evidence]:
+    skipped = _not_targets(module)
+    for node in module.nodes(cst.SimpleString, cst.FormattedString):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, cst.SimpleString):
+            if "://" not in node.value and "backends" not in node.value:
+                continue  # neither a URL nor an ENGINE: not worth decoding
+            value = node.evaluated_value
+            if not isinstance(value, str) or len(value) > 2000:
+                continue
+            text, whole = value, True
+        else:
+            first = node.parts[0] if node.parts else None
+            if not isinstance(first, cst.FormattedStringText):
+                continue
+            text, whole = first.value, False
+        url = _URL.match(text)
+        if url is not None and (not whole or not any(c.isspace() for c in text.strip())):
+            database = _SCHEMES.get(url["scheme"].lower())
+            if database is not None:
+                shown = url.group().strip()
+                yield Evidence(module, node, database, f"a `{shown}...` connection URL")
+            continue
+        engine = _DJANGO_ENGINE.fullmatch(text.strip()) if whole else None
+        if engine is not None and engine["backend"] in _DJANGO_BACKENDS:
+            database = _DJANGO_BACKENDS[engine["backend"]]
+            yield Evidence(module, node, database, f"the Django `ENGINE` `{text.strip()}`")
+
+
+def _scheme_evidence(module: ParsedModule) -> Iterator[Evidence]:
+    """`URL.create("postgresql+psycopg2", ...)`, `build(scheme="postgresql+asyncpg")`."""
+    for call in module.nodes(cst.Call):
+        candidates = [
+            a.value for a in call.args if a.keyword and a.keyword.value in _SCHEME_KEYWORDS
+        ]
+        if call.args and call.args[0].keyword is None and module.qualified(call.func) & _URL_CREATE:
+            candidates.append(call.args[0].value)
+        for value in candidates:
+            if not isinstance(value, cst.SimpleString):
+                continue
+            name = _DRIVER_NAME.fullmatch(str(value.evaluated_value))
+            database = _SCHEMES.get(name["scheme"].lower()) if name else None
+            if name is not None and database is not None:
+                yield Evidence(module, value, database, f"the URL scheme `{name.group()}`")
+
+
+def _type_evidence(module: ParsedModule) -> Iterator[Evidence]:
+    """Pydantic's `PostgresDsn`, `MySQLDsn`... wherever they are named."""
+    for node in module.nodes(cst.Name, cst.Attribute):
+        last = node.value if isinstance(node, cst.Name) else node.attr.value
+        if not last.endswith("Dsn"):
+            continue
+        for name in module.qualified(node):
+            database = _PYDANTIC_DSNS.get(name)
+            if database is not None:
+                yield Evidence(module, node, database, f"pydantic's `{last}`")
+                break
+
+
+def _import_evidence(module: ParsedModule) -> Iterator[Evidence]:
+    sites = list(import_sites(module))
+    for found in driver_imports(module, sites=sites):
+        if found.database is not None:
+            database = DATABASE_NAMES.get(found.database, found.database)
+            what = f"the {database} driver `{found.driver}`"
+            yield Evidence(module, found.site.node, found.database, what)
+    seen: set[int] = set()
+    for site in sites:
+        for prefix, database in _DIALECT_MODULES.items():
+            if imports_module(site.module, prefix) and id(site.node) not in seen:
+                seen.add(id(site.node))
+                yield Evidence(module, site.node, database, f"an import of `{prefix}`")
+
+
+def evidence(module: ParsedModule) -> Iterator[Evidence]:
+    """Everything in `module` that names a database."""
+    yield from _string_evidence(module)
+    yield from _scheme_evidence(module)
+    yield from _type_evidence(module)
+    yield from _import_evidence(module)
+
+
+def _database_use(modules: list[ParsedModule]) -> tuple[ParsedModule, cst.CSTNode] | None:
+    """Where the code uses a database without naming it: an engine made from a URL
+    given elsewhere, a `DATABASES` setting, an ORM model."""
+    for module in modules:
+        for call in module.nodes(cst.Call):
+            if module.qualified(call.func) & _CONNECTS:
+                return module, call
+        for node in module.nodes(cst.Assign):
+            if any(
+                isinstance(t.target, cst.Name) and t.target.value == "DATABASES"
+                for t in node.targets
+            ):
+                return module, node
+    models = Models.of(modules).accepted(None)
+    return (models[0].module, models[0].node) if models else None
+
+
+class DatabaseCheck(Check):
+    """The code uses the database it was asked to: SQLite, PostgreSQL, MySQL...
+
+    Why: "store it in PostgreSQL" is not met by code that falls back to
+    `sqlite:///dev.db`. Evidence, in the code (non-Python files such as `.env` are not
+    read): connection URLs in string literals and f-strings (`sqlite:///app.db`,
+    `postgresql+psycopg://...`, `mysql+pymysql://...`; docstrings are not evidence),
+    URL schemes given to `URL.create(...)` or as `drivername=`/`scheme=`, Django's
+    `DATABASES` `ENGINE` (`django.db.backends.postgresql`), pydantic's `PostgresDsn` /
+    `MySQLDsn` named anywhere, driver imports (`psycopg2`, `pymysql`, `sqlite3`...),
+    and imports that only code for one database makes (`sqlalchemy.dialects.postgresql`,
+    `django.contrib.postgres`). MariaDB counts as MySQL. Strings that are patterns, not
+    targets, are not evidence: arguments of string methods (Heroku's
+    `url.replace("postgres://", "postgresql://")`) and operands of comparisons.
+
+    Violated: at each piece of evidence naming another database (a default in
+    `os.getenv("DATABASE_URL", "sqlite:///dev.db")` included: that is where the code
+    goes when nothing is set), or when the code uses no database at all. Undecidable
+    (`no-observations`): the code uses a database (`create_engine(...)`,
+    `create_async_engine`, `DATABASES`, ORM models) but names none, because the URL
+    comes from outside the code. Scope test settings out with `exclude-files`.
+
+    Options: `is` (`sqlite`, `postgresql`, `mysql`, `oracle` or `mssql`).
+
+    Example:
+
+        - check: database
+          is: postgresql
+          exclude-files: ["tests/**"]
+    """
+
+    name = "database"
+    category = "Environment"
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "required": ["is"],
+        "properties": {"is": {"enum": list(DATABASES)}},
+        "additionalProperties": False,
+    }
+    satisfied_by = (
+        Sample(
+            """
+            from sqlalchemy import create_engine
+
+            engine = create_engine("sqlite:///./app.db", connect_args={"check_same_thread": False})
+            """,
+            {"is": "sqlite"},
+        ),
+        Sample(
+            '''
+            """Settings. Earlier versions used mysql://root@localhost/app."""
+
+            DATABASES = {
+                "default": {
+                    "ENGINE": "django.db.backends.postgresql",
+                    "NAME": "app",
+                }
+            }
+            LOG = "moved from mysql://old-host to the new cluster"
+            ''',
+            {"is": "postgresql"},
+        ),
+        Sample(
+            """
+            import os
+
+            from pydantic import PostgresDsn
+            from pydantic_core import MultiHostUrl
+
+            def url(user: str, host: str) -> PostgresDsn:
+                return MultiHostUrl.build(scheme="postgresql+psycopg", username=user, host=host)
+
+            ASYNC_URL = f"postgresql+asyncpg://{os.environ['USER']}@db/app"
+            """,
+            {"is": "postgresql"},
+        ),
+    )
+    violated_by = (
+        Sample(
+            """
+            import os
+
+            from sqlalchemy import create_engine
+
+            engine = create_engine(os.getenv("DATABASE_URL", "sqlite:///dev.db"))
+            """,
+            {"is": "postgresql"},
+            message="SQLite (a `sqlite://...` connection URL), but the database must be PostgreSQL",
+        ),
+        Sample(
+            """
+            import pymysql
+
+            def connect():
+                return pymysql.connect(host="db", user="app")
+            """,
+            {"is": "postgresql"},
+            message="MySQL (the MySQL driver `pymysql`)",
+        ),
+        Sample(
+            'DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": "db"}}\n',
+            {"is": "mysql"},
+            message="SQLite (the Django `ENGINE` `django.db.backends.sqlite3`)",
+        ),
+        Sample(
+            """
+            from sqlalchemy.dialects.postgresql import JSONB
+
+            COLUMN_TYPE = JSONB
+            """,
+            {"is": "sqlite"},
+            message="an import of `sqlalchemy.dialects.postgresql`",
+        ),
+        Sample(
+            "def add(a, b):\n    return a + b\n",
+            {"is": "sqlite"},
+            message="no database is used",
+        ),
+    )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        wanted: str = self.options["is"]
+        wanted_name = DATABASE_NAMES[wanted]
+        modules = ctx.modules()
+        found = [e for module in modules for e in evidence(module)]
+        findings = [
+            ctx.report(
+                e.module,
+                e.node,
+                f"uses {DATABASE_NAMES.get(e.database, e.database)} ({e.what}), but the "
+                f"database must be {wanted_name}",
+            )
+            for e in found
+            if e.database != wanted
+        ]
+        if found:
+            return findings
+        use = _database_use(modules)
+        if use is not None:
+            module, node = use
+            raise Undecidable(
+                "no-observations",
+                f"the code uses a database ({module.relpath}:{module.line_of(node)}) but does "
+                "not say which: no connection URL, Django ENGINE, driver or dialect import "
+                "names one (the URL comes from outside the code)",
+            )
+        path = modules[0].relpath if modules else None
+        return [
+            ctx.finding(
+                f"no database is used: no connection URL, Django `ENGINE`, database driver "
+                f"or engine; the database must be {wanted_name}",
+                path=path,
+                line=1,
+            )
+        ]

@@ -1,0 +1,181 @@
+"""The `db-drivers` check: no module imports a database driver."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final
+
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.imports import ImportSite, import_sites, imports_module
+from pytest_codeif.code.cst import ParsedModule
+
+#: Database driver modules (DB-API and async drivers) and the database each talks to;
+#: None: a generic bridge (ODBC) that says nothing about which database.
+DRIVERS: Final[Mapping[str, str | None]] = {
+    "sqlite3": "sqlite",
+    "_sqlite3": "sqlite",
+    "pysqlite2": "sqlite",
+    "pysqlite3": "sqlite",
+    "aiosqlite": "sqlite",
+    "apsw": "sqlite",
+    "psycopg2": "postgresql",
+    "psycopg": "postgresql",
+    "psycopg_pool": "postgresql",
+    "asyncpg": "postgresql",
+    "pg8000": "postgresql",
+    "aiopg": "postgresql",
+    "pgdb": "postgresql",
+    "pymysql": "mysql",
+    "MySQLdb": "mysql",
+    "mysql.connector": "mysql",
+    "mysqlx": "mysql",
+    "aiomysql": "mysql",
+    "asyncmy": "mysql",
+    "mariadb": "mysql",
+    "cx_Oracle": "oracle",
+    "oracledb": "oracle",
+    "pymssql": "mssql",
+    "pyodbc": None,
+    "aioodbc": None,
+    "ibm_db": "db2",
+    "duckdb": "duckdb",
+}
+
+#: How the databases are named in messages.
+DATABASE_NAMES: Final[Mapping[str, str]] = {
+    "sqlite": "SQLite",
+    "postgresql": "PostgreSQL",
+    "mysql": "MySQL",
+    "oracle": "Oracle",
+    "mssql": "SQL Server",
+    "db2": "Db2",
+    "duckdb": "DuckDB",
+    "mongodb": "MongoDB",
+    "cockroachdb": "CockroachDB",
+}
+
+
+def driver_of(qualified: str) -> str | None:
+    """The driver module `qualified` (a module or a name inside one) belongs to."""
+    for driver in DRIVERS:
+        if qualified == driver or qualified.startswith(driver + "."):
+            return driver
+    return None
+
+
+@dataclass(frozen=True)
+class DriverImport:
+    """An import of a driver module: the driver, its database, the import site."""
+
+    driver: str
+    database: str | None
+    site: ImportSite
+
+
+def driver_imports(
+    module: ParsedModule, extra: Iterable[str] = (), sites: Iterable[ImportSite] | None = None
+) -> Iterator[DriverImport]:
+    """Every import of a driver (or of one of `extra`) in `module` (or among its import
+    `sites`, when they are known already), once per statement."""
+    names = [*DRIVERS, *extra]
+    seen: set[tuple[int, str]] = set()
+    for site in import_sites(module) if sites is None else sites:
+        for name in names:
+            if imports_module(site.module, name) and (id(site.node), name) not in seen:
+                seen.add((id(site.node), name))
+                yield DriverImport(name, DRIVERS.get(name), site)
+                break
+
+
+def describe(driver: DriverImport) -> str:
+    database = DATABASE_NAMES.get(driver.database or "")
+    return f"`{driver.driver}` ({database})" if database else f"`{driver.driver}`"
+
+
+_NAMES = {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z_][\\w.]*$"}}
+
+
+class DbDriversCheck(Check):
+    """No module imports a database driver: the database is reached through the ORM or the
+    data-access layer, not a DB-API connection opened anywhere.
+
+    Why: "only the repository layer talks to the database" and "use the ORM, not raw
+    connections" are broken the moment a route imports `psycopg2`. Drivers known:
+    sqlite3, aiosqlite, apsw, psycopg2, psycopg (and psycopg_pool), asyncpg, pg8000,
+    aiopg, PyGreSQL (pgdb), pymysql, MySQLdb, mysql.connector, mysqlx, aiomysql, asyncmy,
+    mariadb, cx_Oracle, oracledb, pymssql, pyodbc, aioodbc, ibm_db, duckdb. Submodules
+    count (`from psycopg2 import sql`), and so do `__import__("sqlite3")` and
+    `importlib.import_module("sqlite3")`. A driver named only in a connection URL
+    (`postgresql+psycopg://...`) is the ORM's business and does not count. To allow the
+    data-access layer its driver, scope the constraint (`exclude-modules:
+    [app.repositories]`).
+
+    Options: `add` (more module names to treat as drivers).
+
+    Example:
+
+        - check: db-drivers
+          add: [clickhouse_driver]
+    """
+
+    name = "db-drivers"
+    category = "Environment"
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "properties": {"add": {**_NAMES, "minItems": 1}},
+        "additionalProperties": False,
+    }
+    satisfied_by = (
+        Sample(
+            """
+            from sqlalchemy import create_engine, select
+            from sqlalchemy.orm import Session
+
+            engine = create_engine("postgresql+psycopg2://app@db/app")
+
+            def users(session: Session, user_cls):
+                return session.scalars(select(user_cls)).all()
+            """
+        ),
+        Sample(  # a module merely named like a driver, and a string naming one
+            """
+            from app import sqlite3_helpers
+
+            DRIVER = "psycopg2"
+            """
+        ),
+    )
+    violated_by = (
+        Sample(
+            """
+            import sqlite3
+
+            def users():
+                with sqlite3.connect("app.db") as conn:
+                    return conn.execute("SELECT * FROM users").fetchall()
+            """,
+            message="imports the database driver `sqlite3` (SQLite)",
+        ),
+        Sample("from psycopg2 import sql\n", message="`psycopg2` (PostgreSQL)"),
+        Sample("import mysql.connector as db\n", message="`mysql.connector` (MySQL)"),
+        Sample("conn = __import__('asyncpg')\n", message="`asyncpg`"),
+        Sample(
+            "import clickhouse_driver\n",
+            {"add": ["clickhouse_driver"]},
+            message="`clickhouse_driver`",
+        ),
+    )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        extra = self.options.get("add", [])
+        return [
+            ctx.report(
+                module,
+                found.site.node,
+                f"imports the database driver {describe(found)}; reach the database "
+                "through the ORM or the data-access layer",
+            )
+            for module in ctx.modules()
+            for found in driver_imports(module, extra)
+        ]

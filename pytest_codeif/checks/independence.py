@@ -1,0 +1,113 @@
+"""The `independence` check: modules that must not depend on each other, as
+import-linter's `independence` contract."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.layers import (
+    ARCHITECTURE,
+    COMMON_OPTIONS,
+    EXPRESSION,
+    check_expressions,
+    contract_graph,
+    dependency_findings,
+    resolve_modules,
+)
+from pytest_codeif.code.import_graph import ImportGraph, Level, expression_pattern
+
+
+class IndependenceCheck(Check):
+    """The listed modules import none of each other, directly or through others.
+
+    Why: features kept apart (`orders` and `users`, one plugin and another) can be
+    changed, tested and removed one at a time; one importing another, even through a
+    shared helper, couples them. The semantics are import-linter's `independence`
+    contract: each listed module counts with everything inside it; a chain through
+    unlisted modules is illegal, and is the evidence (a finding at its first import,
+    naming every link with its lines); a chain through another listed module is that
+    module's own dependency. Imports inside functions and under `if TYPE_CHECKING:`
+    count (unless excluded). A listed name that is not a module of the project is a
+    finding; a wildcard may match nothing.
+
+    Options: `modules` (required: module names or `*`/`**` expressions, such as
+    `app.plugins.*`), `ignore-imports` (import-linter's `importer -> imported`),
+    `exclude-type-checking-imports` (default false).
+
+    Example:
+
+        - check: independence
+          modules: [app.orders, app.users, app.billing]
+    """
+
+    name = "independence"
+    category = ARCHITECTURE
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "required": ["modules"],
+        "properties": {
+            "modules": {"type": "array", "minItems": 1, "items": EXPRESSION},
+            **COMMON_OPTIONS,
+        },
+        "additionalProperties": False,
+    }
+    satisfied_by = (
+        Sample(
+            {
+                "app/orders/api.py": "from app.shared import money\n",
+                "app/users/api.py": "from app.shared import money\n",
+                "app/shared/money.py": "",
+            },
+            {"modules": ["app.orders", "app.users"]},
+        ),
+        Sample(  # a wildcard, and an import only type checkers see, excluded
+            {
+                "app/plugins/a.py": "from typing import TYPE_CHECKING\n"
+                "if TYPE_CHECKING:\n    from app.plugins import b\n",
+                "app/plugins/b.py": "",
+            },
+            {"modules": ["app.plugins.*"], "exclude-type-checking-imports": True},
+        ),
+    )
+    violated_by = (
+        Sample(
+            {
+                "app/orders/api.py": "from app.shared import helpers\n",
+                "app/shared/helpers.py": "from ..users import models\n",
+                "app/users/models.py": "",
+            },
+            {"modules": ["app.orders", "app.users"]},
+            message=(
+                "app.orders is not allowed to import app.users (independent modules): "
+                "app.orders.api -> app.shared.helpers (l.1) -> app.users.models (l.1)"
+            ),
+        ),
+        Sample(
+            {"app/plugins/a.py": "def load():\n    import app.plugins.b\n", "app/plugins/b.py": ""},
+            {"modules": ["app.plugins.*"]},
+            message="app.plugins.a -> app.plugins.b (l.2)",
+        ),
+        Sample(
+            {"app/orders.py": "X = 1\n"},
+            {"modules": ["app.orders", "app.users"]},
+            message="module `app.users` does not exist",
+        ),
+    )
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        super().__init__(options)
+        for expression in options["modules"]:
+            expression_pattern(str(expression))
+        check_expressions(options)
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        return self.decide(contract_graph(ctx, self.options))
+
+    def decide(self, graph: ImportGraph) -> list[Finding]:
+        """The findings on `graph` (already prepared: see `contract_graph`)."""
+        modules, findings = resolve_modules(graph, self.options["modules"], "module", self.name)
+        dependencies = graph.illegal_dependencies([Level(modules, independent=True)])
+        reason = {(a, b): "independent modules" for a in modules for b in modules}
+        return findings + dependency_findings(graph, dependencies, self.name, reason)

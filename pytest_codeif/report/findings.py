@@ -1,0 +1,78 @@
+"""What the CI outputs (SARIF, GitHub annotations) say about a record, said once: its
+rule id, the text of a finding, the text of an undecidable verdict, and where a path is
+in the repository.
+
+Evidence paths are relative to pytest's rootdir; code scanning and annotations want
+them relative to the repository's root, which is the rootdir or a folder above it (a
+`pyproject.toml` in a sub-folder of the repository).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pytest_codeif.report.records import FUNCTIONAL_SCOPE, Record
+
+
+def rule_id(record: Record) -> str:
+    """`<check>/<constraint id>` (e.g. `construct/recursive`, `ruff/ruff` when the id is
+    the default); a task's functional tests are `functional/tests`."""
+    if record["kind"] == "functional":
+        return "/".join(FUNCTIONAL_SCOPE)
+    return f"{record['check']}/{record['constraint']}"
+
+
+def finding_text(record: Record, evidence: dict[str, Any]) -> str:
+    """A finding's message with its rule (when it says more than the check's name), then
+    the constraint's `message`, what the user was told to do."""
+    text = str(evidence["message"])
+    rule = str(evidence.get("rule") or "")
+    if rule and rule != record.get("check"):
+        text = f"[{rule}] {text}"
+    if record.get("message"):
+        text += f"\nWhat to do: {record['message']}"
+    return text
+
+
+def item_label(record: Record) -> str:
+    """`task::constraint` (`task::tests` for functional tests): the item, in its node id's
+    words."""
+    if record["kind"] == "constraint":
+        return f"{record['task']}::{record['constraint']}"
+    if record["kind"] == "functional":
+        return f"{record['task']}::{FUNCTIONAL_SCOPE[1]}"
+    return str(record.get("task") or record["nodeid"])
+
+
+def error_text(record: Record) -> str:
+    """Why an item has no verdict: undecidable, an invalid task file, or lost."""
+    kind = record.get("error_kind") or "unknown"
+    if record["kind"] == "constraint":
+        what = f"constraint {record['constraint']!r} (check {record['check']})"
+        return f"{what} could not be decided ({kind}): {record.get('error')}"
+    if record["kind"] == "functional":
+        return f"the functional tests could not be decided ({kind}): {record.get('error')}"
+    if record["kind"] == "invalid":
+        return f"invalid task file: {record.get('error')}"
+    return str(record.get("error") or "no verdict")
+
+
+def source_root(rootdir: Path) -> Path:
+    """The repository's root: the nearest folder from `rootdir` up that holds `.git` (a
+    folder, or a file in a worktree or submodule); `rootdir` itself when there is none."""
+    for folder in (rootdir, *rootdir.parents):
+        if (folder / ".git").exists():
+            return folder
+    return rootdir
+
+
+def repo_path(shown: str, rootdir: Path, root: Path) -> str | None:
+    """`shown` (a path as the report shows it: relative to `rootdir`, or absolute) as a
+    POSIX path relative to `root`; None when it lies outside `root`."""
+    target = Path(os.path.normpath(rootdir / shown))
+    try:
+        return target.relative_to(root).as_posix()
+    except ValueError:
+        return None
