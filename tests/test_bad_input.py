@@ -30,7 +30,7 @@ EXPECTED = {
         "*bad_options.codeif.yaml:8: at tasks[[]0[]].constraints[[]0[]].require[[]0[]]:"
         " `recursoin` is not one of recursion, *; did you mean `recursion`?",
         "*bad_options.codeif.yaml:15: at tasks[[]1[]].constraints[[]0[]].requires: unknown key"
-        " `requires` (allowed: category, check, forbid, *); did you mean `require`?",
+        " `requires` (allowed: category, check, *forbid, *); did you mean `require`?",
         "*bad_options.codeif.yaml:21: *invalid options for check `ruff`: 'C9O1' selects no ruff"
         " rule; did you mean 'C901'?",
     ],
@@ -335,7 +335,7 @@ def test_every_problem_of_a_task_is_listed_in_its_one_error(pytester: pytest.Pyt
             "  t.codeif.yaml:29: at tasks[[]1[]].tests[[]2[]]: a call case needs `expect`*",
             "  t.codeif.yaml:30: at tasks[[]1[]].tests[[]3[]].pytest: expected a file, but"
             " *missing_checks.py does not exist",
-            "*= codeif: constraint satisfaction =*",
+            "codeif: JSON report written to *report.json",
         ],
         consecutive=True,
     )
