@@ -268,7 +268,7 @@ class LayersCheck(Check):
             },
             {"containers": ["app"], "layers": ["api", "services", "repositories"]},
             message=(
-                "app.repositories is not allowed to import app.api (a lower layer): "
+                "app.repositories is not allowed to import app.api (a higher layer): "
                 "app.repositories.user_repo -> app.utils.helpers (l.1) -> app.api.routes (l.3)"
             ),
         ),
@@ -359,7 +359,7 @@ class LayersCheck(Check):
         reason = {
             (importer, imported): "independent siblings"
             if where[importer] == where[imported]
-            else "a lower layer"
+            else "a higher layer"
             for importer in where
             for imported in where
         }

@@ -1,0 +1,8 @@
+from dataclasses import dataclass
+
+
+@dataclass
+class Order:
+    id: int
+    customer: str
+    total: float
