@@ -172,19 +172,19 @@ layers =
     Variant(
         "independence-broken",
         "type = independence\nmodules =\n    app.repositories\n    app.api\n",
-        {"check": "independence", "modules": ["app.repositories", "app.api"]},
+        {"check": "independence", "independent": ["app.repositories", "app.api"]},
         broken=True,
     ),
     Variant(
         "independence-siblings",
         "type = independence\nmodules =\n    app.services.*\n",
-        {"check": "independence", "modules": ["app.services.*"]},
+        {"check": "independence", "independent": ["app.services.*"]},
         broken=True,
     ),
     Variant(
         "independence-kept",
         "type = independence\nmodules =\n    app.services.pricing\n    app.utils\n",
-        {"check": "independence", "modules": ["app.services.pricing", "app.utils"]},
+        {"check": "independence", "independent": ["app.services.pricing", "app.utils"]},
         broken=False,
     ),
     Variant(

@@ -57,7 +57,7 @@ def test_examples_outcomes_summary_and_report(run_codeif: CodeifRunner, examples
     assert loop["recursive"]["evidence"][0]["line"] == 57
     assert loop["ruff"]["status"] == "satisfied"
     assert by_id["shop"]["functional"]["cases_passed"] == 3
-    assert report["summary"]["constraints"]["total"] == 25
+    assert report["summary"]["constraints"]["total"] == 30
 
 
 def test_without_codeif_nothing_is_collected(pytester: pytest.Pytester, examples: Path) -> None:

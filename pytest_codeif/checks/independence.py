@@ -32,23 +32,23 @@ class IndependenceCheck(Check):
     count (unless excluded). A listed name that is not a module of the project is a
     finding; a wildcard may match nothing.
 
-    Options: `modules` (required: module names or `*`/`**` expressions, such as
+    Options: `independent` (required: module names or `*`/`**` expressions, such as
     `app.plugins.*`), `ignore-imports` (import-linter's `importer -> imported`),
     `exclude-type-checking-imports` (default false).
 
     Example:
 
         - check: independence
-          modules: [app.orders, app.users, app.billing]
+          independent: [app.orders, app.users, app.billing]
     """
 
     name = "independence"
     category = ARCHITECTURE
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
-        "required": ["modules"],
+        "required": ["independent"],
         "properties": {
-            "modules": {"type": "array", "minItems": 1, "items": EXPRESSION},
+            "independent": {"type": "array", "minItems": 1, "items": EXPRESSION},
             **COMMON_OPTIONS,
         },
         "additionalProperties": False,
@@ -60,7 +60,7 @@ class IndependenceCheck(Check):
                 "app/users/api.py": "from app.shared import money\n",
                 "app/shared/money.py": "",
             },
-            {"modules": ["app.orders", "app.users"]},
+            {"independent": ["app.orders", "app.users"]},
         ),
         Sample(  # a wildcard, and an import only type checkers see, excluded
             {
@@ -68,7 +68,7 @@ class IndependenceCheck(Check):
                 "if TYPE_CHECKING:\n    from app.plugins import b\n",
                 "app/plugins/b.py": "",
             },
-            {"modules": ["app.plugins.*"], "exclude-type-checking-imports": True},
+            {"independent": ["app.plugins.*"], "exclude-type-checking-imports": True},
         ),
     )
     violated_by = (
@@ -78,7 +78,7 @@ class IndependenceCheck(Check):
                 "app/shared/helpers.py": "from ..users import models\n",
                 "app/users/models.py": "",
             },
-            {"modules": ["app.orders", "app.users"]},
+            {"independent": ["app.orders", "app.users"]},
             message=(
                 "app.orders is not allowed to import app.users (independent modules): "
                 "app.orders.api -> app.shared.helpers (l.1) -> app.users.models (l.1)"
@@ -86,19 +86,19 @@ class IndependenceCheck(Check):
         ),
         Sample(
             {"app/plugins/a.py": "def load():\n    import app.plugins.b\n", "app/plugins/b.py": ""},
-            {"modules": ["app.plugins.*"]},
+            {"independent": ["app.plugins.*"]},
             message="app.plugins.a -> app.plugins.b (l.2)",
         ),
         Sample(
             {"app/orders.py": "X = 1\n"},
-            {"modules": ["app.orders", "app.users"]},
+            {"independent": ["app.orders", "app.users"]},
             message="module `app.users` does not exist",
         ),
     )
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
-        for expression in options["modules"]:
+        for expression in options["independent"]:
             expression_pattern(str(expression))
         check_expressions(options)
 
@@ -107,7 +107,7 @@ class IndependenceCheck(Check):
 
     def decide(self, graph: ImportGraph) -> list[Finding]:
         """The findings on `graph` (already prepared: see `contract_graph`)."""
-        modules, findings = resolve_modules(graph, self.options["modules"], "module", self.name)
+        modules, findings = resolve_modules(graph, self.options["independent"], "module", self.name)
         dependencies = graph.illegal_dependencies([Level(modules, independent=True)])
         reason = {(a, b): "independent modules" for a in modules for b in modules}
         return findings + dependency_findings(graph, dependencies, self.name, reason)
