@@ -335,7 +335,6 @@ def test_every_problem_of_a_task_is_listed_in_its_one_error(pytester: pytest.Pyt
             "  t.codeif.yaml:29: at tasks[[]1[]].tests[[]2[]]: a call case needs `expect`*",
             "  t.codeif.yaml:30: at tasks[[]1[]].tests[[]3[]].pytest: expected a file, but"
             " *missing_checks.py does not exist",
-            "codeif: JSON report written to *report.json",
         ],
         consecutive=True,
     )
