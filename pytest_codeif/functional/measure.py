@@ -58,11 +58,14 @@ def measure(
     )
     records = read_records(run.channel)
     failed = next((r for r in records if "error" in r), None)
-    points = [
-        (int(r["size"]), float(r["value"]))
-        for r in records
-        if isinstance(r.get("size"), int) and isinstance(r.get("value"), (int, float))
-    ]
+    # Time is measured in rounds over all sizes: the least figure per size is the one
+    # least disturbed by anything else running. Sizes not asked for are not the harness's.
+    best: dict[int, float] = {}
+    for r in records:
+        size, value = r.get("size"), r.get("value")
+        if type(size) is int and size in request.sizes and isinstance(value, (int, float)):
+            best[size] = min(best.get(size, float(value)), float(value))
+    points = sorted(best.items())
     if len(points) >= 3 and (run.timed_out or failed):
         return points  # the larger sizes did not finish: fit what was measured
     if failed is not None:

@@ -4,12 +4,19 @@ Runs in the sandbox; uses the standard library only.
 
 Inputs come from the task's `input` expression, evaluated with `n` bound to the size and
 `random` seeded with the size, so every run sees the same inputs. Building the inputs is
-never measured. Time is the best of several rounds of calls (each round runs for at least
-MIN_ROUND seconds, with fresh inputs per call); memory is tracemalloc's peak during one call.
+never measured. Time is CPU time, not wall time, so that other processes sharing the
+machine (an xdist worker, a CI neighbour) do not count as the code's cost; it is the best of
+ROUNDS rounds, each running for at least MIN_ROUND seconds with fresh inputs per call and
+the garbage collector paused, as `timeit` does. Rounds sweep all sizes in turn rather than
+repeating one size, so a busy spell slows one round of every size instead of every round of
+one size. Each round's figure is emitted as it is taken (the parent keeps the least per size),
+so a run cut short still reports what it measured. Memory is tracemalloc's peak during one
+call.
 
 Usage: python -s -P measure_harness.py --channel FD < REQUEST.json
 """
 
+import gc
 import importlib
 import json
 import os
@@ -35,17 +42,21 @@ def _inputs(expression: str, n: int, namespace: dict[str, Any]) -> tuple[list[An
 
 
 def _time(function: Any, expression: str, n: int, namespace: dict[str, Any]) -> float:
-    best = float("inf")
-    for _ in range(ROUNDS):
-        spent, calls = 0.0, 0
-        while spent < MIN_ROUND and calls < MAX_CALLS:
-            args, kwargs = _inputs(expression, n, namespace)
-            start = time.perf_counter()
+    """One round: mean CPU seconds per call over at least MIN_ROUND seconds of calls."""
+    spent, calls = 0.0, 0
+    while spent < MIN_ROUND and calls < MAX_CALLS:
+        args, kwargs = _inputs(expression, n, namespace)
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            start = time.process_time()
             function(*args, **kwargs)
-            spent += time.perf_counter() - start
-            calls += 1
-        best = min(best, spent / calls)
-    return best
+            spent += time.process_time() - start
+        finally:
+            if collecting:
+                gc.enable()
+        calls += 1
+    return spent / calls
 
 
 def _space(function: Any, expression: str, n: int, namespace: dict[str, Any]) -> int:
@@ -81,15 +92,17 @@ def main() -> None:
         return
     namespace = dict(vars(module))
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
-    for n in request["sizes"]:
-        try:
-            if request["measure"] == "time":
-                emit({"size": n, "value": _time(function, request["input"], n, namespace)})
-            else:
-                emit({"size": n, "value": _space(function, request["input"], n, namespace)})
-        except BaseException as exc:
-            emit({"size": n, "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
-            return
+    rounds = ROUNDS if request["measure"] == "time" else 1
+    for _ in range(rounds):
+        for n in request["sizes"]:
+            try:
+                if request["measure"] == "time":
+                    emit({"size": n, "value": _time(function, request["input"], n, namespace)})
+                else:
+                    emit({"size": n, "value": _space(function, request["input"], n, namespace)})
+            except BaseException as exc:
+                emit({"size": n, "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
+                return
     emit({"done": True})
 
 
