@@ -17,6 +17,15 @@ The contracts: layers (ten containers), independence (the domains' API packages)
 acyclic siblings (the root package, all depths), forbidden (no module reaches
 `requests`; the `imports` check with `indirect: true`).
 
+`--gate` measures instead the repository gate as a whole against the tools alone: one
+task file with five contracts (the four above and "no API module reaches sqlalchemy"),
+ruff (E, F) and mypy on the project, run by `pytest --codeif`, against `lint-imports` on
+the same five contracts, `ruff check` and `mypy` run one after the other, each cold (no
+cache), one round by default (mypy takes most of a minute).
+
+Subprocesses run with Python's bytecode cache on (PYTHONDONTWRITEBYTECODE removed), after
+one warm-up run of each, as on a developer's machine or a CI runner with a cache.
+
 `--parsers` measures instead what building the graph costs on the same project: the
 import scan the checks use (the engine has checked the syntax), Python's `ast` parse of
 every file (the graph built on its own; also with the garbage collector off, as the
@@ -24,15 +33,16 @@ engine decides code-only constraints), libcst through the engine's `ParsedModule
 parse every structural check shares, plus positions for lines), and grimp's
 `build_graph` (import-linter's graph, Rust, its cache off).
 
-Usage: python benchmarks/contracts_speed.py [--domains N] [--rounds N] [--parsers] [--keep DIR]
+Usage: python benchmarks/contracts_speed.py [--domains N] [--rounds N] [--parsers | --gate]
+                                           [--keep DIR]
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import gc
 import json
+import os
 import random
 import re
 import shutil
@@ -42,7 +52,6 @@ import sys
 import tempfile
 import textwrap
 import time
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -55,6 +64,7 @@ from pytest_codeif.checks.layers import LayersCheck
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.import_graph import build_import_graph
 from pytest_codeif.code.unit import CodeUnit, load_unit
+from pytest_codeif.engine.syntax_check import syntax_errors
 from pytest_codeif.errors import Location
 from pytest_codeif.spec import CodeSpec
 
@@ -116,7 +126,7 @@ tasks:
         containers: [{containers}]
         layers: [api, services, repositories, models, utils]
       - check: independence
-        modules: ["bench.*.api"]
+        independent: ["bench.*.api"]
       - check: acyclic
         ancestors: [bench]
       - check: imports
@@ -314,27 +324,26 @@ CONTRACTS = ("layers", "independence", "acyclic", "forbidden")
 
 
 def _syntax_check(unit: CodeUnit) -> None:
-    """What the engine does before any check runs: parse every file with `ast`."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        for source in unit.files:
-            ast.parse(source.text, filename=source.relpath)
+    """What the engine does before any check runs: every file's syntax, ruff screening
+    for Python's parser (`engine/syntax_check.py`)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        syntax_errors(unit.files, lambda path: path.name, Path(tmp))
+
+
+def _env() -> dict[str, str]:
+    """The environment of the timed subprocesses: bytecode cached, as on a real machine."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def contracts(root: Path, rounds: int, domains: int) -> None:
     package = root / "bench"
-    containers = [f"bench.d{d}" for d in range(domains)]
-    (root / ".importlinter").write_text(
-        IMPORTLINTER.format(containers="\n".join(f"    {c}" for c in containers))
-    )
-    (root / "bench.codeif.yaml").write_text(TASKS.format(containers=", ".join(containers)))
-    (root / "pytest.ini").write_text("[pytest]\n")
+    containers = contracts_files(root, domains)
     lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or "lint-imports"
     verdicts: dict[str, dict[str, bool]] = {}
 
     def lint_imports() -> None:
         run = subprocess.run(
-            [lint, "--no-cache"], cwd=root, capture_output=True, text=True, check=False
+            [lint, "--no-cache"], cwd=root, capture_output=True, text=True, check=False, env=_env()
         )
         found = re.findall(r"^(\w+) (KEPT|BROKEN)", run.stdout, re.M)
         verdicts["lint-imports"] = {name: state == "BROKEN" for name, state in found}
@@ -342,7 +351,7 @@ def contracts(root: Path, rounds: int, domains: int) -> None:
     def codeif() -> None:
         cmd = [sys.executable, "-m", "pytest", "--codeif", "-q", "-p", "no:cacheprovider"]
         cmd += ["-p", "no:hypothesispytest", "--codeif-report=report.json", "bench.codeif.yaml"]
-        subprocess.run(cmd, cwd=root, capture_output=True, check=False)
+        subprocess.run(cmd, cwd=root, capture_output=True, check=False, env=_env())
         [task] = json.loads((root / "report.json").read_text())["tasks"]
         verdicts["pytest --codeif"] = {
             "forbidden" if o["constraint"] == "imports" else o["constraint"]: o["status"]
@@ -351,7 +360,7 @@ def contracts(root: Path, rounds: int, domains: int) -> None:
         }
 
     layers = LayersCheck({"containers": containers, "layers": list(LAYERS)})
-    independence = IndependenceCheck({"modules": ["bench.*.api"]})
+    independence = IndependenceCheck({"independent": ["bench.*.api"]})
     acyclic = AcyclicCheck({"ancestors": ["bench"]})
     forbidden = ImportsCheck({"forbid": ["requests"], "indirect": True})
 
@@ -394,11 +403,86 @@ def contracts(root: Path, rounds: int, domains: int) -> None:
         print(f"  {tool:16} " + ", ".join(f"{name} {found.get(name)}" for name in CONTRACTS))
 
 
+GATE_IMPORTLINTER = """
+[importlinter:contract:api-no-orm]
+name = api-no-orm
+type = forbidden
+source_modules =
+{apis}
+forbidden_modules =
+    sqlalchemy
+"""
+
+GATE_TASKS = """\
+      - check: imports
+        id: api-no-orm
+        forbid: [sqlalchemy]
+        indirect: true
+        modules: ["bench.*.api", "bench.*.api.**"]
+      - check: ruff
+        select: [E, F]
+      - check: mypy
+        flags: [--ignore-missing-imports]
+"""
+
+
+def gate(root: Path, rounds: int, domains: int) -> None:
+    """The repository gate as a whole against lint-imports, ruff and mypy run alone."""
+    contracts_files(root, domains)
+    apis = "\n".join(f"    bench.d{d}.api" for d in range(domains))
+    with (root / ".importlinter").open("a", encoding="utf-8") as ini:
+        ini.write(GATE_IMPORTLINTER.format(apis=apis))
+    with (root / "bench.codeif.yaml").open("a", encoding="utf-8") as tasks:
+        tasks.write(GATE_TASKS)
+    lint = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or "lint-imports"
+    ruff = [sys.executable, "-m", "ruff", "check", "--isolated", "--no-cache", "--select=E,F"]
+    mypy = [sys.executable, "-m", "mypy", f"--cache-dir={os.devnull}"]
+    mypy += ["--ignore-missing-imports", "--explicit-package-bases", "bench"]
+    codeif = [sys.executable, "-m", "pytest", "--codeif", "-q", "-p", "no:cacheprovider"]
+    codeif += ["-p", "no:hypothesispytest", "--codeif-report=report.json", "bench.codeif.yaml"]
+
+    def run(cmd: list[str]) -> float:
+        return _timed(
+            lambda: subprocess.run(cmd, cwd=root, capture_output=True, check=False, env=_env())
+        )
+
+    tools = {"lint-imports": [lint, "--no-cache"], "ruff": [*ruff, "bench"], "mypy": mypy}
+    for cmd in [*tools.values(), codeif]:
+        run(cmd)  # warm-up: file system cache, bytecode
+    alone = {
+        name: statistics.median(run(cmd) for _ in range(rounds)) for name, cmd in tools.items()
+    }
+    whole = statistics.median(run(codeif) for _ in range(rounds))
+    base = sum(alone.values())
+    report = json.loads((root / "report.json").read_text())
+    [task] = report["tasks"]
+    print(f"the repository gate: 5 contracts, ruff, mypy; median of {rounds} runs each")
+    for name, value in alone.items():
+        print(f"  {name:36} {value:7.3f} s")
+    print(f"  {'the tools alone, in turn (baseline)':36} {base:7.3f} s   1.00 x tools alone")
+    print(
+        f"  {'pytest --codeif, the same gate':36} {whole:7.3f} s  {whole / base:5.2f} x tools alone"
+    )
+    print("verdicts: " + ", ".join(f"{c['constraint']} {c['status']}" for c in task["constraints"]))
+
+
+def contracts_files(root: Path, domains: int) -> list[str]:
+    """Write the contracts as import-linter's config and as a task file; the containers."""
+    containers = [f"bench.d{d}" for d in range(domains)]
+    (root / ".importlinter").write_text(
+        IMPORTLINTER.format(containers="\n".join(f"    {c}" for c in containers))
+    )
+    (root / "bench.codeif.yaml").write_text(TASKS.format(containers=", ".join(containers)))
+    (root / "pytest.ini").write_text("[pytest]\n")
+    return containers
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--domains", type=int, default=10)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--parsers", action="store_true")
+    parser.add_argument("--gate", action="store_true")
     parser.add_argument("--keep", type=Path, help="generate into this folder and keep it")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="codeif-contracts-") as tmp:
@@ -407,6 +491,8 @@ def main() -> None:
             generate(root, domains=args.domains)
         if args.parsers:
             parsers(root, args.rounds)
+        elif args.gate:
+            gate(root, args.rounds, args.domains)
         else:
             contracts(root, args.rounds, args.domains)
 

@@ -10,11 +10,8 @@ tools and the libcst work overlap and each tree can be dropped once its unit is 
 
 from __future__ import annotations
 
-import ast
-import gc
 import shutil
 import traceback
-import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -25,6 +22,7 @@ from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.scope import Scope
 from pytest_codeif.code.unit import CodeUnit, SourceFile, load_unit, unit_key
 from pytest_codeif.engine.context import EngineContext, NeedsMoreThanCode
+from pytest_codeif.engine.syntax_check import collector_paused, syntax_errors
 from pytest_codeif.engine.tool_batches import ToolBatches
 from pytest_codeif.engine.verdict_cache import UNCACHED, VerdictCache, class_fingerprint
 from pytest_codeif.functional.measure import Request, measure
@@ -98,16 +96,19 @@ class Engine:
         """Raise `Undecidable("syntax-error")` if any module of `unit` (or of `files`, a
         constraint's scope) does not parse.
 
-        Python's own parser decides (the interpreter running pytest), once per file, so
-        every check of a task reports the same error at the same task-file line.
+        Python's own parser decides (see `syntax_check.py`), once per file, so every check
+        of a task reports the same error at the same task-file line.
         """
-        for source in unit.files if files is None else files:
-            key = (unit.key, source.relpath)
-            if key not in self._syntax:
-                self._syntax[key] = _syntax_error(source, self.display)
-            found = self._syntax[key]
-            if found is not None:
-                raise found
+        wanted = unit.files if files is None else files
+        fresh = [s for s in wanted if (unit.key, s.relpath) not in self._syntax]
+        if fresh:
+            found = syntax_errors(fresh, self.display, self.workdir)
+            for source, error in zip(fresh, found, strict=True):
+                self._syntax[(unit.key, source.relpath)] = error
+        for source in wanted:
+            error = self._syntax[(unit.key, source.relpath)]
+            if error is not None:
+                raise error
 
     def in_scope(self, unit: CodeUnit, scope: Scope) -> tuple[SourceFile, ...]:
         """The files of `unit` that `scope` covers (all of them for no scope)."""
@@ -164,13 +165,8 @@ class Engine:
             return
         # The pass allocates millions of short-lived, acyclic tree nodes: the cyclic
         # collector, run again and again, would walk every live object for nothing.
-        collecting = gc.isenabled()
-        gc.disable()
-        try:
+        with collector_paused():
             self._decide_code_only(local)
-        finally:
-            if collecting:
-                gc.enable()
 
     def _decide_code_only(self, local: list[tuple[Task, ConstraintSpec]]) -> None:
         for task, constraint in local:
@@ -350,19 +346,3 @@ def _module_of(unit: CodeUnit, source: SourceFile) -> str | None:
         return source.module
     place = unit.place(source.relpath)
     return place.name if place is not None else None
-
-
-def _syntax_error(source: SourceFile, display: Callable[[Path], str]) -> Undecidable | None:
-    try:
-        # Parse only: nothing is compiled to bytecode or executed. Warnings about the
-        # code (invalid escapes) must not become errors under -W error.
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(source.text, filename=source.relpath)
-    except SyntaxError as exc:
-        line = source.origin_line(exc.lineno)
-        where = f"{display(source.origin)}:{line}" if line else display(source.origin)
-        return Undecidable("syntax-error", f"{where}: {exc.msg}")
-    except (ValueError, RecursionError, MemoryError) as exc:
-        return Undecidable("syntax-error", f"{display(source.origin)}: cannot parse: {exc}")
-    return None
