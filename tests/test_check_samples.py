@@ -120,3 +120,11 @@ def test_third_party_check_from_conftest(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(
         ["*t.codeif.yaml:5: [[]no-print[]] print() called", "  no-print * 1/2*"]
     )
+
+
+@pytest.mark.parametrize("check", BUILTIN_CHECKS, ids=lambda c: c.name)
+def test_builtin_options_schemas_are_json_schemas(check: type[Check]) -> None:
+    # Registration skips this for the built-in checks (it costs every run); it is done here.
+    from pytest_codeif.checks.registry import verify_options_schema
+
+    verify_options_schema(check, check.name)
