@@ -464,6 +464,11 @@ def gate(root: Path, rounds: int, domains: int) -> None:
         f"  {'pytest --codeif, the same gate':36} {whole:7.3f} s  {whole / base:5.2f} x tools alone"
     )
     print("verdicts: " + ", ".join(f"{c['constraint']} {c['status']}" for c in task["constraints"]))
+    lint_run = subprocess.run(
+        [lint, "--no-cache"], cwd=root, capture_output=True, text=True, check=False, env=_env()
+    )
+    found = re.findall(r"^([\w-]+) (KEPT|BROKEN)", lint_run.stdout, re.M)
+    print("lint-imports: " + ", ".join(f"{name} {state.lower()}" for name, state in found))
 
 
 def contracts_files(root: Path, domains: int) -> list[str]:
