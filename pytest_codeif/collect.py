@@ -82,6 +82,16 @@ class TaskNode(pytest.Collector):
     def __init__(self, *, task: Task, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.task = task
+        # Select by metadata: `-k gpt-4o` (values are keywords of every item of the task)
+        # and `-m "codeif(model='gpt-4o')"` (plain values are the marker's arguments).
+        plain = {
+            key: value
+            for key, value in task.metadata.items()
+            if key.isidentifier() and isinstance(value, (str, int, float, bool))
+        }
+        self.extra_keyword_matches.update(str(value) for value in plain.values())
+        if plain:
+            self.add_marker(pytest.mark.codeif(**plain))
 
     def collect(self) -> Iterator[pytest.Item]:
         for constraint in self.task.constraints:
@@ -218,6 +228,13 @@ class InvalidTaskItem(CodeifItem):
             }
             for p in problems
         ]
+        if len(problems) == 1 and self.error.location.path != self.path:
+            # A problem in a file the task reads (a JSONL file of responses).
+            other = get_state(self.config).engine.display(self.error.location.path)
+            self.record["problems"][0]["file"] = other
+            raise CodeifOutcome(
+                f"invalid responses: {other}:{self.error.location.line}: {self.error.message}"
+            )
         if len(problems) == 1:
             raise CodeifOutcome(f"invalid task file {_where(shown, problems[0])}")
         whose = "the file" if self.label == FILE_LABEL else f"task {self.label!r}"

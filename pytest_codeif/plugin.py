@@ -41,6 +41,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="write the JSON report (outcomes, evidence, aggregates) to PATH.",
     )
+    group.addoption(
+        "--codeif-group-by",
+        metavar="KEY",
+        default=None,
+        help="summaries side by side: one column per value of the task metadata KEY "
+        "(e.g. model, round), in the terminal and the JSON report's `groups`, with "
+        "pass@k and satisfaction@k where tasks have several samples. Default: the "
+        "codeif_group_by ini value.",
+    )
+    parser.addini("codeif_group_by", default="", help="default for --codeif-group-by.")
     _add_ci_options(parser, group)
     group.addoption(
         "--codeif-no-cache",

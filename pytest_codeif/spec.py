@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pytest_codeif.errors import Location
 
-SourceKind = Literal["code", "file", "directory", "response", "response-file"]
+SourceKind = Literal["code", "file", "directory", "response", "response-file", "responses"]
 
 #: Extensions of a `file:` read as Python source; any other file is a model response.
 PYTHON_SUFFIXES = (".py", ".pyw", ".pyi")
@@ -37,6 +37,9 @@ class CodeSpec:
     mark: NodeMark | None  # the YAML node of inline code or a response, for line mapping
     #: For a directory: gitignore-style patterns of files to leave out (task `exclude`).
     exclude: tuple[str, ...] = ()
+    #: For text given inline elsewhere than the task file (a JSONL record of `responses`):
+    #: that file, which evidence then names.
+    origin: Path | None = None
 
 
 @dataclass(frozen=True)

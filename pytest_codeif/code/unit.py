@@ -118,7 +118,8 @@ def load_unit(spec: CodeSpec, task_path: Path, key: str, module: str | None = No
             f"the response is {len(spec.value) / 1e6:.1f} MB; at most "
             f"{MAX_RESPONSE_BYTES / 1e6:.0f} MB is evaluated",
         )
-    source = _embedded(spec, task_path)
+    # Inline code's text lives in the task file; a response from a JSONL record, in that.
+    source = _embedded(spec, spec.origin or task_path)
     return _bounded(CodeUnit(key, (source,), SINGLE_MODULE, is_project=False))
 
 

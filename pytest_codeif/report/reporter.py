@@ -16,6 +16,9 @@ import pytest
 
 from pytest_codeif.report.annotations import MODES, annotation_lines, enabled
 from pytest_codeif.report.findings import source_root
+from pytest_codeif.report.groups import by_group
+from pytest_codeif.report.groups import render as render_groups
+from pytest_codeif.report.groups import to_dict as groups_to_dict
 from pytest_codeif.report.json_report import build_report, write_atomically
 from pytest_codeif.report.records import Record, lost_record
 from pytest_codeif.report.sarif import build_sarif
@@ -120,6 +123,10 @@ class CodeifReporter:
             terminalreporter.write_sep("=", "codeif: constraint satisfaction")
             for line in render(summarize(self.records)):
                 terminalreporter.write_line(line)
+            key = self._group_by()
+            if key:
+                for line in render_groups(key, by_group(self.records, key)):
+                    terminalreporter.write_line(line)
         if self.gate.active and not self.config.option.collectonly:
             if self.gate_outcome is None:
                 terminalreporter.write_line("codeif gate not judged: the run stopped early")
@@ -139,6 +146,9 @@ class CodeifReporter:
                 exit_status=int(exitstatus),
                 versions=tool_versions(),
             )
+            key = self._group_by()
+            if key:
+                report["groups"] = groups_to_dict(key, by_group(self.records, key))
             self._write(self._target(path, self.config.invocation_params.dir), report, "JSON")
         sarif_path = self.config.getoption("codeif_sarif", None)
         base = self.config.invocation_params.dir
@@ -164,6 +174,13 @@ class CodeifReporter:
             complete=complete,
             gate=None if gate is None else [v.to_dict() for v in gate.verdicts],
         )
+
+    def _group_by(self) -> str | None:
+        """The metadata key summaries are split by (`--codeif-group-by`), if any."""
+        key = self.config.getoption("codeif_group_by", None) or self.config.getini(
+            "codeif_group_by"
+        )
+        return str(key) if key else None
 
     @staticmethod
     def _target(path: str, base: Path) -> Path:

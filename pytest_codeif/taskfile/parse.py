@@ -23,6 +23,7 @@ from pytest_codeif.code.scope import ScopePatternError, scope_from
 from pytest_codeif.errors import TaskFileError
 from pytest_codeif.spec import CallCase, CodeSpec, PytestCase, SourceKind
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
+from pytest_codeif.taskfile.responses import ResponseFiles, responses_of, sources
 from pytest_codeif.taskfile.schema import (
     CONSTRAINT_KEYS,
     case_schema,
@@ -43,6 +44,7 @@ _SOURCES: Final[tuple[SourceKind, ...]] = (
     "directory",
     "response",
     "response-file",
+    "responses",
 )
 # The file and each task are validated for their own keys only; each constraint and each
 # test case is validated on its own, so a bad one never hides the problems of the others.
@@ -117,11 +119,25 @@ def parse_task_file(
         elif isinstance(task_id, str):
             first_use[task_id] = index
         try:
-            parsed.tasks.append(builder.build(raw))
+            task = builder.build(raw)
         except TaskFileError as exc:
             label = f"tasks[{index}]" if label in labels else label
             labels.add(label)
             parsed.errors.append((label, exc))
+            continue
+        if task.code.kind != "responses":
+            parsed.tasks.append(task)
+            continue
+        responses, problems = builder.responses(task, raw)
+        parsed.tasks += responses
+        for problem in problems:
+            # Named for where the problem is: a record's file and line, or the task's key.
+            at = problem.location
+            name = f"{label}[{at.path.name}:{at.line}]" if at.path != loaded.path else label
+            while name in labels:
+                name += "+"
+            labels.add(name)
+            parsed.errors.append((name, problem))
     return parsed
 
 
@@ -136,6 +152,8 @@ class _FileContext:
     #: validated and built is reused (checks are immutable once built).
     built: dict[tuple[str, str], Check] = field(default_factory=dict)
     validators: dict[type[Check], Validator] = field(default_factory=dict)
+    #: JSONL files of responses, read once however many tasks read them.
+    response_files: ResponseFiles = field(default_factory=ResponseFiles)
 
     def validator(self, check_cls: type[Check]) -> Validator:
         """The validator of a constraint of `check_cls`: common keys and its options."""
@@ -200,12 +218,51 @@ class _TaskBuilder:
             pytest_files=pytest_files,
         )
 
+    def responses(
+        self, template: Task, raw: Mapping[str, Any]
+    ) -> tuple[list[Task], list[TaskFileError]]:
+        """The tasks of a `responses` task, one per response (`fib[gpt-4o-s2]`), each
+        with the response's metadata over the task's own; and every problem met."""
+        given = raw["responses"]
+        pattern = given if isinstance(given, str) else given["path"]
+        wanted = template.id if isinstance(given, str) else given.get("task-id", template.id)
+        where = self.at("responses")
+        files = sources(self.folder, pattern)
+        root = self.context.root
+        outside = [p for p in files if root is not None and not p.resolve().is_relative_to(root)]
+        if outside:
+            message = f"{outside[0]} is outside the test root {root}; responses must lie in it"
+            return [], [TaskFileError(where, message)]
+        prefix = raw.get("prefix")
+        found, problems = responses_of(
+            wanted, files, self.context.response_files, prefix=prefix, where=where
+        )
+        tasks = [
+            dataclasses.replace(
+                template,
+                id=f"{template.id}[{response.label}]",
+                code=response.code,
+                metadata={**template.metadata, **response.metadata},
+            )
+            for response in found
+        ]
+        return tasks, problems
+
     def _code(self, raw: Mapping[str, Any]) -> CodeSpec | None:
         """Where the code is, or None (the schema's problems say why)."""
         given = [kind for kind in _SOURCES if kind in raw]
-        if len(given) != 1 or not isinstance(raw[given[0]], str):
+        if len(given) != 1:
             return None
         kind = given[0]
+        if kind == "responses":  # each response is read apart (`responses`)
+            if "exclude" in raw:
+                self.problem(("exclude",), "`exclude` leaves files out of a `directory`")
+                return None
+            return CodeSpec("responses", "", self.at(kind), None)
+        if "prefix" in raw:
+            self.problem(("prefix",), "`prefix` is the code `responses` continue; give them")
+        if not isinstance(raw[kind], str):
+            return None
         named = kind in ("file", "directory", "response-file")
         if named and self._existing_path(raw[kind], (kind,), want_dir=kind == "directory") is None:
             return None

