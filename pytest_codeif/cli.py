@@ -19,6 +19,7 @@ from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.builtin import BUILTIN_CHECKS
 from pytest_codeif.checks.registry import CheckRegistrationError, CheckRegistry
 from pytest_codeif.importers.multicodeif import import_multicodeif
+from pytest_codeif.importers.multicodeif_chains import import_chains
 from pytest_codeif.report.json_report import SCHEMA_PATH, build_report, write_atomically
 from pytest_codeif.report.records import Record
 from pytest_codeif.report.summary import summarize
@@ -69,9 +70,10 @@ def merge(paths: Sequence[Path]) -> tuple[dict[str, Any], list[str]]:
 
 
 def import_command(args: argparse.Namespace) -> int:
-    """`codeif import multicodeif TASKS RESPONSES... -o DIR`."""
+    """`codeif import multicodeif[-chains] TASKS RESPONSES... -o DIR`."""
     try:
-        result = import_multicodeif(args.tasks, args.responses, args.output)
+        importer = import_chains if args.format == "multicodeif-chains" else import_multicodeif
+        result = importer(args.tasks, args.responses, args.output)
     except (OSError, ValueError) as exc:
         print(f"codeif import: {exc}", file=sys.stderr)
         return 2
@@ -170,6 +172,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     multi.add_argument("tasks", type=Path, help="the tasks.jsonl file")
     multi.add_argument("responses", nargs="+", type=Path, help="one or more responses files")
     multi.add_argument("-o", "--output", type=Path, required=True, help="folder for task files")
+    chains = formats.add_parser(
+        "multicodeif-chains",
+        help="MultiCodeIF multi_level_tasks.jsonl and multi_level_responses/<model>.jsonl: "
+        "each level a task with the constraints of every level up to it",
+    )
+    chains.add_argument("tasks", type=Path, help="the multi_level_tasks.jsonl file")
+    chains.add_argument("responses", nargs="+", type=Path, help="one or more responses files")
+    chains.add_argument("-o", "--output", type=Path, required=True, help="folder for task files")
     samples = commands.add_parser(
         "check-samples",
         help="verify the samples of the checks plugins and conftest.py files register",

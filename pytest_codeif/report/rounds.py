@@ -69,8 +69,9 @@ def transitions(records: Iterable[Record], key: str) -> list[Transition]:
 
 
 def render(key: str, found: list[Transition]) -> list[str]:
-    """One line per pair of rounds, within 80 columns."""
-    if not found:
+    """One line per pair of rounds, within 80 columns; nothing when no constraint is
+    judged in two of them (groups that are not rounds: models, files)."""
+    if not any(t.compared for t in found):
         return []
     lines = [f"by {key}: what each {key} fixed and broke (constraints judged in both)"]
     for t in found:
