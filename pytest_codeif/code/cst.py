@@ -129,7 +129,14 @@ class ParsedModule:
 
     @cached_property
     def positions(self) -> Mapping[cst.CSTNode, metadata.CodeRange]:
-        return self.wrapper.resolve(metadata.PositionProvider)
+        try:
+            return self.wrapper.resolve(metadata.PositionProvider)
+        except RecursionError:
+            # libcst's position pass recurses once per nesting level, and hundreds of
+            # implicitly concatenated strings nest that deep: parsed, but not locatable.
+            raise Undecidable(
+                "too-large", f"{self.relpath}: nested too deeply to locate findings in"
+            ) from None
 
     @cached_property
     def names(self) -> NameResolver:
