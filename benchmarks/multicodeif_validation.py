@@ -169,6 +169,25 @@ def tables(report: dict[str, Any], out: Path) -> None:
     print(f"verdicts written to {out / 'verdicts.jsonl'}")
 
 
+def coverage(report: dict[str, Any], corpus: Path) -> None:
+    """Records mapped to at least one deterministic check, per type (first answers only):
+    a record left unmapped is a verdict left to an LLM judge."""
+    per_type: dict[str, int] = defaultdict(int)
+    for line in (corpus / "tasks.jsonl").read_text(encoding="utf-8").splitlines():
+        per_type[json.loads(line)["type_file"]] += 1
+    models = len(list((corpus / "responses").glob("*.jsonl")))
+    mapped: dict[str, int] = defaultdict(int)
+    for task in report["tasks"]:
+        meta = task["metadata"]
+        if not ROUND.match(meta.get("responses", "")) and task["constraints"]:
+            mapped[meta["type_file"]] += 1
+    total = sum(per_type.values()) * models
+    print(f"\ncoverage: records mapped to a check, {sum(mapped.values())}/{total}")
+    for kind in sorted(per_type):
+        records = per_type[kind] * models
+        print(f"  {kind:40}{mapped[kind]:5d}/{records:<5d}{100 * mapped[kind] / records:6.1f}%")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
@@ -185,11 +204,13 @@ def main() -> int:
         args.out.mkdir(parents=True, exist_ok=True)
         report = run(args.corpus, args.out, args.workers, args.self_repair)
         tables(report, args.out)
+        coverage(report, args.corpus)
         rounds(report)
     else:
         with tempfile.TemporaryDirectory(prefix="codeif-validation-") as tmp:
             report = run(args.corpus, Path(tmp), args.workers, args.self_repair)
             tables(report, Path(tmp))
+            coverage(report, args.corpus)
             rounds(report)
     return 0
 

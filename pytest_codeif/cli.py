@@ -1,4 +1,6 @@
 """The `codeif` command: `codeif merge` combines JSON reports of shards into one;
+`codeif report` writes an HTML page from a JSON report; `codeif feedback` writes the
+feedback for a next round (JSONL) or a person (Markdown) from a JSON report;
 `codeif import multicodeif` turns MultiCodeIF data into task files; `codeif check-samples`
 verifies the samples of the checks a pytest session would register."""
 
@@ -15,12 +17,23 @@ from typing import Any
 import jsonschema
 import pytest
 
-from pytest_codeif.checks.base import Check
+from pytest_codeif.checks.base import Check, advice_of
 from pytest_codeif.checks.builtin import BUILTIN_CHECKS
 from pytest_codeif.checks.registry import CheckRegistrationError, CheckRegistry
 from pytest_codeif.importers.multicodeif import import_multicodeif
 from pytest_codeif.importers.multicodeif_chains import import_chains
-from pytest_codeif.report.json_report import SCHEMA_PATH, build_report, write_atomically
+from pytest_codeif.report.decay import decay
+from pytest_codeif.report.feedback import feedback_format, file_lines, write_text
+from pytest_codeif.report.feedback import render as render_feedback
+from pytest_codeif.report.html import build_page, write_page
+from pytest_codeif.report.html_plots import MissingExtra
+from pytest_codeif.report.html_plots import require as require_plots
+from pytest_codeif.report.json_report import (
+    SCHEMA_PATH,
+    build_report,
+    records_of,
+    write_atomically,
+)
 from pytest_codeif.report.records import Record
 from pytest_codeif.report.summary import summarize
 from pytest_codeif.report.terminal import render
@@ -28,18 +41,6 @@ from pytest_codeif.testing import is_builtin, origin, verify_samples
 
 #: `codeif check-samples` found no check to verify (pytest's status for "no tests ran").
 NOTHING_TO_VERIFY = 5
-
-
-def records_of(report: dict[str, Any]) -> list[Record]:
-    """The flat outcome records a report was built from."""
-    records: list[Record] = []
-    for task in report["tasks"]:
-        shared = {"file": task["file"], "task": task["id"], "metadata": task["metadata"]}
-        outcomes = [*task["constraints"], *([task["functional"]] if task["functional"] else [])]
-        records.extend({**outcome, **shared} for outcome in outcomes)
-    records.extend(report["invalid"])
-    records.extend(report["lost"])
-    return records
 
 
 def merge(paths: Sequence[Path]) -> tuple[dict[str, Any], list[str]]:
@@ -156,6 +157,95 @@ def check_samples_command(args: argparse.Namespace) -> int:
     return int(status)
 
 
+def report_command(args: argparse.Namespace) -> int:
+    """`codeif report REPORT.json -o report.html [--group-by KEY] [--root DIR]`."""
+    try:
+        require_plots()
+    except MissingExtra as exc:
+        print(f"codeif report: {exc}", file=sys.stderr)
+        return 2
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    try:
+        report = json.loads(args.report.read_text(encoding="utf-8"))
+        jsonschema.validate(report, schema)
+    except jsonschema.ValidationError as exc:
+        where = f"{exc.json_path}: {exc.message}"
+        print(f"codeif report: {args.report}: not a report ({where})", file=sys.stderr)
+        return 2
+    except (OSError, ValueError) as exc:
+        print(f"codeif report: cannot read {args.report}: {exc}", file=sys.stderr)
+        return 2
+    page = build_page(report, group_by=args.group_by, root=args.root)
+    try:
+        write_page(args.output, page)
+    except OSError as exc:
+        print(f"codeif report: cannot write {args.output}: {exc.strerror}", file=sys.stderr)
+        return 2
+    size = len(page.encode("utf-8"))
+    print(f"codeif report: {len(report['tasks'])} tasks -> {args.output} ({size / 1000:.0f} kB)")
+    return 0
+
+
+def _saved_report(path: Path, command: str) -> dict[str, Any] | None:
+    """The JSON report at `path`, validated against the report schema; None (after saying
+    why on stderr) when it cannot be read or is not a pytest-codeif report."""
+    schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+    try:
+        report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        jsonschema.validate(report, schema)
+    except jsonschema.ValidationError as exc:
+        where = f"{exc.json_path}: {exc.message}"
+        print(f"{command}: {path}: not a pytest-codeif JSON report ({where})", file=sys.stderr)
+        return None
+    except (OSError, ValueError, RecursionError) as exc:
+        print(f"{command}: cannot read {path}: {exc}", file=sys.stderr)
+        return None
+    return report
+
+
+def _with_advice(record: Record) -> Record:
+    """A record of a report written before records carried `advice`: the built-in
+    check's advice for its options (None for a check this installation does not ship)."""
+    if record.get("kind") != "constraint" or record.get("advice") or record.get("message"):
+        return record
+    check = next((c for c in BUILTIN_CHECKS if c.name == record.get("check")), None)
+    if check is None:
+        return record
+    advice: str | None
+    try:
+        advice = advice_of(check(dict(record.get("options") or {})))
+    except Exception:  # noqa: BLE001 - options a newer version accepted: the class's advice
+        advice = check.advice or None
+    return {**record, "advice": advice}
+
+
+def feedback_command(args: argparse.Namespace) -> int:
+    """`codeif feedback REPORT.json -o next.jsonl|next.md [--root DIR]`."""
+    report = _saved_report(args.report, "codeif feedback")
+    if report is None:
+        return 2
+    records = [_with_advice(r) for r in records_of(report)]
+    docs = {c.name: (c.__doc__ or "").strip().split("\n", 1)[0] for c in BUILTIN_CHECKS}
+    fmt = feedback_format(args.output)
+    text = render_feedback(records, fmt, docs=docs, lines_of=file_lines(args.root))
+    try:
+        write_text(args.output, text)
+    except OSError as exc:
+        print(f"codeif feedback: cannot write {args.output}: {exc}", file=sys.stderr)
+        return 2
+    status = [r["status"] for r in records if r["kind"] == "constraint"]
+    tasks = {
+        (r["file"], r["task"])
+        for r in records
+        if r["kind"] in ("constraint", "functional") and r["status"] in ("violated", "error")
+    }
+    print(
+        f"codeif feedback: {status.count('violated')} violated and {status.count('error')} "
+        f"undecided constraints; {len(tasks)} tasks to fix -> {args.output} ({fmt})"
+    )
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="codeif", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -185,7 +275,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="verify the samples of the checks plugins and conftest.py files register",
         description="Load plugins and conftest.py files as `pytest --codeif PATH...` would, "
         "then evaluate every registered check on its samples. Exit status: 0 when each "
-        "sample reaches its declared verdict, 1 when one does not or a check has none, "
+        "sample reaches its declared verdict, 1 when one does not, or a check has no "
+        "samples or no advice, "
         f"{NOTHING_TO_VERIFY} when no check was registered, pytest's 4 when loading fails.",
     )
     samples.add_argument(
@@ -208,7 +299,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="store_true",
         help="verify the built-in checks too (pytest-codeif's own tests do; it takes a while)",
     )
+    page = commands.add_parser(
+        "report",
+        help="an HTML page from a JSON report: tables, plots and every violation",
+        description="Write one self-contained HTML page (inline CSS and SVG, no script, "
+        "nothing fetched when viewed) from a report written by --codeif-report or codeif "
+        "merge. Needs the `report` extra (matplotlib): pip install 'pytest-codeif[report]'. "
+        "Exit status 2 when it is missing or the report cannot be read.",
+    )
+    page.add_argument("report", type=Path, help="a JSON report (--codeif-report)")
+    page.add_argument("-o", "--output", type=Path, required=True, help="the HTML file to write")
+    page.add_argument(
+        "--group-by",
+        metavar="KEY",
+        help="the metadata key of the columns and plot lines (default: the report's "
+        "--codeif-group-by key, else `model` when tasks have one, else `file`: the task file)",
+    )
+    page.add_argument(
+        "--root",
+        type=Path,
+        default=Path(),
+        help="the folder the report's paths are relative to (pytest's rootdir), to show "
+        "excerpts of `file:` and `directory:` code (default: the current directory)",
+    )
+    _add_feedback_command(commands)
     args = parser.parse_args(argv)
+    if args.command == "feedback":
+        return feedback_command(args)
+    if args.command == "report":
+        return report_command(args)
     if args.command == "import":
         return import_command(args)
     if args.command == "check-samples":
@@ -222,9 +341,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     for warning in warnings:
         print(f"codeif merge: warning: {warning}", file=sys.stderr)
     write_atomically(args.output, merged)
-    print("\n".join(render(summarize(records_of(merged)))))
+    records = records_of(merged)
+    print("\n".join(render(summarize(records), decay(records))))
     print(f"codeif merge: {len(args.reports)} reports -> {args.output}")
     return 0
+
+
+def _add_feedback_command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    feedback = commands.add_parser(
+        "feedback",
+        help="feedback to act on, from a JSON report: JSONL for a next round, or Markdown",
+        description="Write, per task and response with a violated or undecided constraint "
+        "or failing functional tests, what was asked, what was found where (lines in the "
+        "response's own code, and in the task file), and what to do: the same feedback as "
+        "--codeif-feedback, from a report written by --codeif-report or codeif merge. "
+        "JSONL (one object per task, each with an entry per violated constraint and a "
+        "`text` to send to the model) when OUTPUT ends in .jsonl, else Markdown. Exit "
+        "status 0 when written (violations or not), 2 when the report cannot be read or "
+        "is not a pytest-codeif report, or the output cannot be written.",
+    )
+    feedback.add_argument("report", type=Path, help="a JSON report (--codeif-report)")
+    feedback.add_argument(
+        "-o", "--output", type=Path, required=True, help="the file to write (.jsonl or .md)"
+    )
+    feedback.add_argument(
+        "--root",
+        type=Path,
+        default=Path(),
+        help="the folder the report's paths are relative to (pytest's rootdir), to quote "
+        "the lines of `file:` and `directory:` code (default: the current directory)",
+    )
 
 
 if __name__ == "__main__":

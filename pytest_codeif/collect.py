@@ -13,13 +13,16 @@ from typing import Any
 import pytest
 
 from pytest_codeif.errors import Location, TaskFileError, format_key_path
-from pytest_codeif.outcome import FunctionalOutcome, Verdict
+from pytest_codeif.gate.apply import apply_gate, mark_skipped, skip_reason
+from pytest_codeif.gate.session import gate_state
+from pytest_codeif.outcome import FunctionalOutcome, Undecidable, Verdict
 from pytest_codeif.report.records import (
     Record,
     constraint_record,
     functional_record,
     invalid_record,
 )
+from pytest_codeif.report.task_code import code_entry
 from pytest_codeif.state import get_state
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
 from pytest_codeif.taskfile.parse import FUNCTIONAL_ITEM, TaskProblems, parse_task_file
@@ -29,6 +32,8 @@ INVALID_FILE_ITEM = "invalid-task-file"
 FILE_LABEL = "(file)"
 #: An invalid task's error lists at most this many problems, then says how many more.
 MAX_SHOWN = 20
+#: Tasks whose code a record of this process already carried (see `_attach_code`).
+CODE_SENT = pytest.StashKey[set[tuple[str, str]]]()
 
 
 # pytest types `fail.Exception` as an attribute of the `fail` function, which mypy reads
@@ -110,6 +115,8 @@ class CodeifItem(pytest.Item):
 
     record: Record | None = None
     verdict: Verdict
+    #: Why the item is not judged (`--codeif-changed-since`: no change in its scope).
+    skipped_because: str | None = None
 
     def _display_file(self) -> str:
         return get_state(self.config).engine.display(self.path)
@@ -126,7 +133,27 @@ class CodeifItem(pytest.Item):
                 f"{what} could not be decided ({verdict.error_kind}): {verdict.error}"
             )
 
+    def _attach_code(self, task: Task, record: Record) -> None:
+        """The first record of a task this process reports carries the task's code for the
+        JSON report: once per task and process (not per constraint), so records stay small
+        on their way from pytest-xdist workers."""
+        sent = self.config.stash.setdefault(CODE_SENT, set())
+        key = (str(record["file"]), task.id)
+        if key in sent:
+            return
+        sent.add(key)
+        engine = get_state(self.config).engine
+        try:
+            unit = engine.unit(task)
+        except Undecidable:
+            return  # no code to carry; the records say why
+        record["code"] = code_entry(task.code, unit, engine.display)
+
     def runtest(self) -> None:
+        if self.skipped_because is not None:
+            # Skipped here, not in setup, so that the record travels with the report;
+            # the skip is shown at the item's task-file line, not at this line.
+            raise pytest.skip.Exception(self.skipped_because, _use_item_location=True)
         if self.verdict.status == "violated":
             raise CodeifOutcome(self.violation_text())
 
@@ -150,6 +177,16 @@ class ConstraintItem(CodeifItem):
 
     def setup(self) -> None:
         engine = get_state(self.config).engine
+        gate = gate_state(self.config)
+        if gate is not None:
+            self.skipped_because = skip_reason(gate, engine, self.task, self.constraint)
+        if self.skipped_because is not None:
+            self.record = constraint_record(
+                self.nodeid, self._display_file(), self.task, self.constraint, Verdict("satisfied")
+            )
+            mark_skipped(self.record, self.skipped_because)
+            self.user_properties.append(("codeif_status", "skipped"))
+            return
         verdict = engine.evaluate(self.task, self.constraint)
         record = constraint_record(
             self.nodeid,
@@ -159,6 +196,9 @@ class ConstraintItem(CodeifItem):
             verdict,
             root=self.config.rootpath,
         )
+        if gate is not None:
+            verdict = apply_gate(gate, verdict, record)
+        self._attach_code(self.task, record)
         self._decide(
             verdict,
             record,
@@ -194,6 +234,7 @@ class FunctionalItem(CodeifItem):
         record = functional_record(
             self.nodeid, self._display_file(), self.task, self.outcome, root=self.config.rootpath
         )
+        self._attach_code(self.task, record)
         self._decide(self.outcome.verdict, record, "the functional tests")
 
     def violation_text(self) -> str:

@@ -56,13 +56,23 @@ class Finding:
 
 @dataclass(frozen=True)
 class Evidence:
-    """A finding located where the user can see it (task file line, real file line)."""
+    """A finding located where the user can see it (task file line, real file line).
+
+    `path`, `line` and `column` are in the file the user wrote: the task file for inline
+    code and responses, the response's own file, or the real source file; `column` only
+    where `line` is the code's own line. `code_path`, `code_line` and `code_column` are
+    the same place in the code under evaluation (the extracted code, for a response);
+    None when the finding is not in the code (a failed test case of the task file).
+    """
 
     path: str
     line: int | None
     rule: str
     message: str
     column: int | None = None
+    code_path: str | None = None
+    code_line: int | None = None
+    code_column: int | None = None
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path

@@ -80,7 +80,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _add_ci_options(parser: pytest.Parser, group: pytest.OptionGroup) -> None:
-    """The CI gate's outputs: SARIF, GitHub annotations, thresholds (`report/`)."""
+    """The CI gate's outputs: SARIF, GitHub annotations, feedback, thresholds (`report/`)."""
     group.addoption(
         "--codeif-sarif",
         metavar="PATH",
@@ -121,8 +121,24 @@ def _add_ci_options(parser: pytest.Parser, group: pytest.OptionGroup) -> None:
         help="gate: fail the run when more than N constraints are violated; violated "
         "constraints alone then no longer fail it.",
     )
+    group.addoption(
+        "--codeif-feedback",
+        action="append",
+        metavar="PATH",
+        default=None,
+        help="write feedback an agent or a reviewer can act on (per task: what was asked, "
+        "what was found where, what to do) to PATH: JSONL when PATH ends in .jsonl, else "
+        "Markdown (e.g. for $GITHUB_STEP_SUMMARY). Repeatable. Default: the "
+        "codeif_feedback ini value.",
+    )
     parser.addini(
         "codeif_sarif", default="", help="default for --codeif-sarif (relative to rootdir)."
+    )
+    parser.addini(
+        "codeif_feedback",
+        type="args",
+        default=[],
+        help="default for --codeif-feedback: paths relative to the rootdir, space-separated.",
     )
     parser.addini(
         "codeif_annotations",
@@ -136,6 +152,63 @@ def _add_ci_options(parser: pytest.Parser, group: pytest.OptionGroup) -> None:
         help="default for --codeif-fail-under: [SCOPE:]RATE values, space-separated.",
     )
     parser.addini("codeif_max_violations", default="", help="default for --codeif-max-violations.")
+    _add_gate_filters(parser, group)
+
+
+def _add_gate_filters(parser: pytest.Parser, group: pytest.OptionGroup) -> None:
+    """The CI gate's filters: changed code only, and the baseline (`gate/`)."""
+    group.addoption(
+        "--codeif-changed-since",
+        metavar="REF",
+        default=None,
+        help="judge only the code changed since the merge base of the git ref REF and "
+        "HEAD (committed, staged, unstaged and untracked files of the repository holding "
+        "the rootdir): findings elsewhere are not counted, and a constraint whose scope "
+        "holds no changed file is skipped. An unknown REF, or no git repository, is an "
+        "error (exit status 4). An empty value switches off the codeif_changed_since ini "
+        "value.",
+    )
+    group.addoption(
+        "--codeif-changed-lines",
+        action="store_const",
+        const=True,
+        default=None,
+        help="with --codeif-changed-since: count only findings on added or modified lines "
+        "(every line of an untracked file; a finding without a line counts when its file "
+        "changed). Default: the codeif_changed_lines ini value.",
+    )
+    group.addoption(
+        "--codeif-baseline",
+        metavar="FILE",
+        default=None,
+        help="accept the findings recorded in the baseline FILE (JSON, written by "
+        "--codeif-baseline-write), matched by task, check, constraint, file and the "
+        "text of the finding's line, not its number; only new findings count. Default: "
+        "the codeif_baseline ini value (relative to the rootdir).",
+    )
+    group.addoption(
+        "--codeif-baseline-write",
+        action="store_true",
+        default=False,
+        help="record every finding of the constraints that run into the --codeif-baseline "
+        "FILE (keeping those of constraints that did not run) and accept them: the run "
+        "exits 0 unless something else fails (an undecidable constraint, a functional "
+        "test). Not with --codeif-changed-since.",
+    )
+    parser.addini(
+        "codeif_changed_since", default="", help="default for --codeif-changed-since (a git ref)."
+    )
+    parser.addini(
+        "codeif_changed_lines",
+        type="bool",
+        default=False,
+        help="default for --codeif-changed-lines (used only with a changed-since ref).",
+    )
+    parser.addini(
+        "codeif_baseline",
+        default="",
+        help="default for --codeif-baseline (a path relative to the rootdir).",
+    )
 
 
 def _enabled(config: pytest.Config) -> bool:
@@ -152,6 +225,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.is_registered(builtin):
         config.pluginmanager.register(builtin, "codeif-builtin-checks")
     config.stash[STATE_KEY] = create_state(config)
+    from pytest_codeif.gate.session import configure_gate
+
+    configure_gate(config)  # --codeif-changed-since, --codeif-baseline: once per process
     if not is_xdist_worker(config):
         # Like junitxml's LogXML: the reporter lives on the controller only.
         from pytest_codeif.report.reporter import CodeifReporter

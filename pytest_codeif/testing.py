@@ -1,5 +1,6 @@
 """Run a check's own samples: each `satisfied_by` sample must be satisfied and each
-`violated_by` sample violated (with the message it pins, if any). The test suite runs
+`violated_by` sample violated (with the message it pins, if any); and the check must
+give `advice`, what to do when it is violated. The test suite runs
 this for every built-in check; rule authors call `verify_samples(MyCheck)` from their own
 tests, `codeif check-samples` runs it for every check a session would register, and a
 `--codeif` session runs it once for the checks that plugins and conftest.py files
@@ -35,7 +36,8 @@ class SampleProblem:
     sample the check does not declare at all."""
 
     check: str
-    #: "satisfied_by" or "violated_by": the sequence the sample is declared in.
+    #: "satisfied_by" or "violated_by": the sequence the sample is declared in; "advice"
+    #: for a check that gives no advice, or whose `advise()` fails.
     expected: str
     index: int | None
     #: The status the sample ended with, or "missing" when there is no such sample.
@@ -122,6 +124,38 @@ def _missing(check_cls: type[Check]) -> SampleProblem | None:
     return None
 
 
+def _advice_problems(check_cls: type[Check]) -> list[SampleProblem]:
+    """A check that gives no `advice` (what to do when its constraint is violated), or
+    whose `advise()` fails or says nothing for the options of one of its samples."""
+    advice = getattr(check_cls, "advice", None)
+    if not isinstance(advice, str) or not advice.strip():
+        detail = (
+            "gives no advice: set `advice`, what to do when its constraint is violated "
+            "(shown in feedback, reports and SARIF when the constraint has no `message`)"
+        )
+        return [SampleProblem(check_cls.name, "advice", None, "missing", detail)]
+    problems: list[SampleProblem] = []
+    schema = constraint_schema(check_cls.options_schema)
+    for expected, index, sample in _samples(check_cls):
+        if first_error(schema, {"check": check_cls.name, **sample.options}) is not None:
+            continue  # the sample's own verdict reports its options
+        try:
+            check = check_cls(dict(sample.options))
+        except Exception:  # noqa: BLE001, S112 - the sample's own verdict reports this
+            continue
+        which = f"advise() for the options of {expected}_by[{index}]"
+        try:
+            given = check.advise()
+        except Exception as exc:  # noqa: BLE001 - a broken advise() is a finding about it
+            detail = f"{which} raised {type(exc).__name__}: {exc}"
+            problems.append(SampleProblem(check_cls.name, "advice", None, "error", detail))
+            continue
+        if not isinstance(given, str) or not given.strip():
+            detail = f"{which} gave {given!r}, not a sentence"
+            problems.append(SampleProblem(check_cls.name, "advice", None, "error", detail))
+    return problems
+
+
 def _disagreement(expected: str, sample: Sample, verdict: Verdict) -> tuple[str, str] | None:
     """(status, detail) when `verdict` is not what the sample declares, else None."""
     findings = "; ".join(str(e) for e in verdict.evidence)
@@ -138,10 +172,13 @@ def _disagreement(expected: str, sample: Sample, verdict: Verdict) -> tuple[str,
 
 def verify_samples(check_cls: type[Check]) -> list[SampleProblem]:
     """Every sample of `check_cls` whose verdict differs from what it declares (for a
-    violated sample with a `message`: or whose findings do not say it), and a problem
-    for a kind of sample the check lacks. `[]` means every declared verdict is proven."""
+    violated sample with a `message`: or whose findings do not say it), a problem for a
+    kind of sample the check lacks, and one for missing advice (or an `advise()` that
+    fails for a sample's options). `[]` means every declared verdict is proven and the
+    check says what to do."""
     missing = _missing(check_cls)
     problems: list[SampleProblem] = [missing] if missing else []
+    problems.extend(_advice_problems(check_cls))
     for expected, index, sample in _samples(check_cls):
         with tempfile.TemporaryDirectory(prefix="codeif-sample-") as tmp:
             try:

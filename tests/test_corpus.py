@@ -58,3 +58,50 @@ def test_every_real_response_gets_a_verdict(pytester: pytest.Pytester) -> None:
         for outcome in task["constraints"]:
             if outcome["constraint"] == "calls" and outcome["status"] == "violated":
                 assert any(w in by_id[task["id"]]["response"] for w in ("eval(", "exec("))
+
+
+def test_language_version_and_comment_records_map_to_what_their_prompts_ask() -> None:
+    """Every language-version and comment-style record of the corpus maps (none left to a
+    judge), and most language-version prompts ask to *use* the version's features."""
+    from pytest_codeif.importers.multicodeif import map_constraint, named_function
+
+    records = [
+        json.loads(line) for line in (CORPUS / "tasks.jsonl").read_text("utf-8").splitlines()
+    ]
+    kinds = ("syntax_language_version", "code_convention_comment_formatting")
+    mapped = {
+        record["key"]: map_constraint(record, named_function(record["prompt"])).constraints
+        for record in records
+        if record["type_file"] in kinds
+    }
+    versions = [c for key, cs in mapped.items() if "version" in key for c in cs]
+    assert versions and all(c["check"] == "python-version" and "version" in c for c in versions)
+    asking = [c for c in versions if "uses" in c or "features" in c]
+    assert len(asking) > len(versions) / 2, versions
+    styles = [c for key, cs in mapped.items() if "comment" in key for c in cs]
+    assert styles and all(c["check"] == "comments" for c in styles)
+
+
+def test_interface_range_and_complexity_records_map() -> None:
+    """Every interface record maps (shapes such as graph and matrix included), every
+    input range with tests, and every complexity record whose tests call a function the
+    prompt names."""
+    from pytest_codeif.importers.multicodeif import Unmapped, map_constraint, named_function
+
+    records = [
+        json.loads(line) for line in (CORPUS / "tasks.jsonl").read_text("utf-8").splitlines()
+    ]
+    kinds = ("input_type", "input_order", "output_type", "output_order")
+    for record in records:
+        kind, entry = record["type_file"], named_function(record["prompt"])
+        if kind.startswith("input_output_") and kind.endswith(kinds):
+            assert map_constraint(record, entry).constraints, record["key"]
+        elif kind == "input_output_input_range" and record.get("tests"):
+            [check] = map_constraint(record, entry).constraints
+            assert check["check"] == "values" and "arguments" in check, record["key"]
+        elif kind.endswith("_complexity") and record.get("tests") and entry:
+            try:
+                [check] = map_constraint(record, entry).constraints
+            except Unmapped as exc:
+                raise AssertionError(f"{record['key']}: {exc}") from None
+            assert check["check"] == "complexity" and check["function"] == entry

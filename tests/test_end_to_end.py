@@ -206,12 +206,11 @@ def test_levels_and_constraint_counts_are_reported(run_codeif: CodeifRunner) -> 
     result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(
         [
-            "by level*",
-            "  level 0 * 2/2 * 100.0%*",
-            "  level 1 * 0/1 * 0.0%*",
-            "tasks by number of constraints*",
-            "  1 constraint * 1/1*",
-            "  2 constraints * 0/1*",
+            "constraint decay * constraints satisfied * tasks: all satisfied",
+            "  level 0 * 2/2 * 100.0% * 1/1 * 100.0%",
+            "  level 1 * 0/1 * 0.0% * 0/1 * 0.0%",
+            "  1 constraint per task * 1/1 * 100.0% * 1/1 * 100.0%",
+            "  2 constraints per task * 1/2 * 50.0% * 0/1 * 0.0%",
         ]
     )
 

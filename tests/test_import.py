@@ -94,15 +94,51 @@ def test_imported_tasks_run_and_join_back(pytester: pytest.Pytester) -> None:
 @pytest.mark.parametrize(
     ("record", "reason"),
     [
-        ({"type_file": "input_output_input_type", "answer": "python;f;Graph"}, "type 'Graph'"),
+        ({"type_file": "input_output_input_type", "answer": "python;f;Hypergraph"}, "type 'Hyp"),
+        ({"type_file": "input_output_input_range", "answer": "python;f;int;odd"}, "has none"),
         ({"type_file": "syntax_framework", "answer": "python;bottle;"}, "framework 'bottle'"),
-        ({"type_file": "algorithm_type", "answer": "Miller-Rabin"}, "algorithm 'Miller-Rabin'"),
+        ({"type_file": "algorithm_type", "answer": "Huffman coding"}, "algorithm 'Huffman"),
         ({"type_file": "data_structure_size", "answer": "python;dict"}, "the answer"),
     ],
 )
 def test_unmappable_answers_say_why(record: dict, reason: str) -> None:
     with pytest.raises(Unmapped, match=reason):
         map_constraint({"prompt": "", **record}, None)
+
+
+def test_complexity_shapes_and_ranges_map_to_checks() -> None:
+    def mapped(entry: str | None = "f", **record: object) -> list[dict]:
+        return map_constraint({"prompt": "", "tests": [{}], **record}, entry).constraints
+
+    # A "space" record whose prompt asks for time: both are measured; `k` is held.
+    kth = mapped(
+        type_file="algorithm_space_complexity",
+        answer="O(k)",
+        prompt="Find the k-th smallest with a time complexity of O(k).",
+    )
+    time_and_space = {"time": "O(1)", "space": "O(1)"}
+    assert kth == [{"check": "complexity", "function": "f", **time_and_space, "hold": ["k"]}]
+    with pytest.raises(Unmapped, match="complexity class 'O"):
+        mapped(type_file="algorithm_time_complexity", answer="O(n!)")
+    with pytest.raises(Unmapped, match="needs tests and a function"):
+        mapped(None, type_file="algorithm_time_complexity", answer="O(n)")
+    order = mapped(type_file="input_output_input_order", answer="python;dfs;[graph,node,none]")
+    assert order[0]["param-types"] == ["graph"]
+    matrix = mapped(
+        type_file="input_output_input_range",
+        answer="python;m;matrix;matrix dimensions between 2x2 and 10x10, cell values between "
+        "-100 and 100",
+    )
+    assert matrix[0]["arguments"] == {
+        "type": "matrix",
+        "min-length": 2,
+        "max-length": 10,
+        "items": {"min-length": 2, "max-length": 10, "items": {"min": -100.0, "max": 100.0}},
+    }
+    ints = mapped(
+        type_file="input_output_input_range", answer="p;f;integer;integer value between 0 and 9"
+    )
+    assert ints[0]["arguments"] == {"type": "int", "min": 0.0, "max": 9.0}
 
 
 def test_function_names_come_from_the_prompt() -> None:

@@ -89,6 +89,7 @@ class Shout(Check):
 
     name = "shout"
     category = "Coding Style"
+    advice = "Write string literals in lower case."
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "properties": {"rule": {"type": "string"}, "anywhere": {"type": "boolean"}},
@@ -251,6 +252,7 @@ class NoGlobal(Check):
 
     name = "no-global"
     category = "Code Quality"
+    advice = "Pass state in and return it instead of a global statement."
     satisfied_by = (Sample("x = 1\\n"),)
     violated_by = (Sample("def f():\\n    global x\\n", message="global statement"),)
 
@@ -264,6 +266,7 @@ class Lenient(Check):
 
     name = "lenient"
     category = "Code Quality"
+    advice = "Nothing to do: it never finds anything."
     satisfied_by = (Sample("x = 1\\n"),)
     violated_by = (Sample("def f():\\n    global x\\n"),)
 
@@ -276,6 +279,7 @@ class Draft(Check):
 
     name = "draft"
     category = "Code Quality"
+    advice = "Not written yet."
 
     def evaluate(self, ctx):
         return []

@@ -53,6 +53,11 @@ class AcyclicCheck(Check):
 
     name = "acyclic"
     category = ARCHITECTURE
+    advice = (
+        "Break the cycle at the dependency the finding names: move what both packages need into "
+        "a lower module they can both import, or pass it in from the caller (a parameter or a "
+        "callback), so that imports between sibling packages go one way only."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "properties": {

@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Final
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.checks.construct import recursive_functions
 from pytest_codeif.checks.structure import code_of, require_forbid_schema, scopes
 from pytest_codeif.code.cst import ParsedModule
@@ -363,9 +363,9 @@ class AlgorithmCheck(Check):
     from a queue's front: `popleft()`, `pop(0)`, `get()`, and keeping a visited
     record); dfs (recursion or a loop popping a stack, with a visited record); sorting
     (`sorted`, `.sort()`, `heapq.nsmallest`, or swaps in nested loops); greedy (sorts or
-    uses a heap, then decides in one unnested loop, without recursion). A technique
-    named in an instruction but not listed here (e.g. "Miller-Rabin") is not decidable
-    from structure: use functional tests.
+    uses a heap, then decides in one unnested loop, without recursion). An algorithm an
+    instruction names (Miller-Rabin, Kadane, merge sort, Dijkstra, a B-tree...) is the
+    `named-algorithm` check's business: it recognises each by the parts that make it.
 
     Options: `require` (list of the names above), `forbid` (same), `function` (only
     look inside this function).
@@ -380,6 +380,15 @@ class AlgorithmCheck(Check):
 
     name = "algorithm"
     category = "Algorithm"
+    advice = (
+        "Restructure the code around the required technique (or away from the forbidden "
+        "one); for a named algorithm use the `named-algorithm` check."
+    )
+    advice = (
+        "Build the code on the technique the task names, in the structure that makes it (a table "
+        "filled from its own entries for dynamic programming, a halving range for binary search, "
+        "a queue and a visited set for BFS), and remove the techniques it forbids."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = require_forbid_schema(list(ALGORITHMS))
     satisfied_by = (
         Sample(
@@ -443,6 +452,19 @@ class AlgorithmCheck(Check):
             {"require": ["bfs"]},
         ),
     )
+
+    def advise(self) -> str:
+        where = f"`{self.options['function']}`" if self.options.get("function") else "the code"
+        parts = []
+        if self.options.get("require"):
+            parts.append(f"use {listed(self.options['require'])} in {where}")
+        if self.options.get("forbid"):
+            parts.append(f"do not use {listed(self.options['forbid'], conjunction='or')}")
+        return (
+            f"{' and '.join(parts).capitalize()}, in the structure that makes each technique "
+            "(a table filled from its own entries for dynamic programming, a halving range for "
+            "binary search, a queue and a visited set for BFS)."
+        )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         function = self.options.get("function")

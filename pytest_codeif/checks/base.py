@@ -47,6 +47,32 @@ CATEGORIES: Final = (
 )
 
 
+def listed(names: Iterable[object], *, conjunction: str = "and") -> str:
+    """Names as prose, each in backticks: "`a`", "`a` and `b`", "`a`, `b` and `c`";
+    for `advise()` texts built from a check's options."""
+    quoted = [f"`{name}`" for name in names]
+    if len(quoted) < 2:
+        return "".join(quoted)
+    return f"{', '.join(quoted[:-1])} {conjunction} {quoted[-1]}"
+
+
+def advice_of(check: Check) -> str:
+    """What to do about a violation of `check`'s constraint: its `advise()`, else its
+    class's `advice`, else (a check that gives none, or whose `advise()` fails) a
+    sentence from its documentation's first line. Never raises: reports call it."""
+    try:
+        given = check.advise()
+    except Exception:  # noqa: BLE001 - a third-party advise() must not break a report
+        given = type(check).advice
+    if isinstance(given, str) and given.strip():
+        return " ".join(given.split())
+    lines = (type(check).__doc__ or "").strip().splitlines()
+    summary = lines[0].strip().rstrip(".") if lines else ""
+    if summary:
+        return f"Change the code so that this holds: {summary}."
+    return f"Change the code so that the `{check.name}` check is satisfied."
+
+
 def dedented(code: str) -> str:
     """`code` as a module, when it was written as an indented triple-quoted string: the
     common indentation removed, and the newline right after the opening quotes dropped."""
@@ -172,9 +198,19 @@ class Check:
     #: The check judges values observed when the task's call cases run, so its verdict
     #: depends on those cases too (the verdict cache keys on them).
     observes_calls: ClassVar[bool] = False
+    #: What to do instead when a constraint of this check is violated, in a sentence or
+    #: two addressed to whoever fixes the code (a person or an agent). Reports, SARIF
+    #: help and `--codeif-feedback` show it when the constraint gives no `message`.
+    #: Every check must set it: `verify_samples` reports a check without advice.
+    advice: ClassVar[str] = ""
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         self.options: Mapping[str, Any] = options
+
+    def advise(self) -> str:
+        """The advice for this constraint: `advice`, which a check may override to name
+        what its options ask for (the forbidden module, the layer order)."""
+        return self.advice
 
     def tool_configs(self) -> Iterable[ToolConfig]:
         """The tool runs this check will ask for, so the engine can batch them ahead."""

@@ -8,6 +8,7 @@ from pytest_codeif.checks.acyclic import AcyclicCheck
 from pytest_codeif.checks.algorithm import AlgorithmCheck
 from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.calls import CallsCheck
+from pytest_codeif.checks.comments import CommentsCheck
 from pytest_codeif.checks.complexity import ComplexityCheck
 from pytest_codeif.checks.construct import ConstructCheck
 from pytest_codeif.checks.context import ContextCheck
@@ -25,6 +26,7 @@ from pytest_codeif.checks.independence import IndependenceCheck
 from pytest_codeif.checks.interface_types import TypesCheck
 from pytest_codeif.checks.layers import LayersCheck
 from pytest_codeif.checks.mypy_types import MypyCheck
+from pytest_codeif.checks.named_algorithm import NamedAlgorithmCheck
 from pytest_codeif.checks.naming import NamingCheck
 from pytest_codeif.checks.orm_only import OrmOnlyCheck
 from pytest_codeif.checks.pattern import PatternCheck
@@ -42,6 +44,7 @@ BUILTIN_CHECKS: tuple[type[Check], ...] = (
     AcyclicCheck,
     AlgorithmCheck,
     CallsCheck,
+    CommentsCheck,
     ComplexityCheck,
     ConstructCheck,
     ContextCheck,
@@ -58,6 +61,7 @@ BUILTIN_CHECKS: tuple[type[Check], ...] = (
     IndependenceCheck,
     LayersCheck,
     MypyCheck,
+    NamedAlgorithmCheck,
     NamingCheck,
     OrmOnlyCheck,
     PatternCheck,

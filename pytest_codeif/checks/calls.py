@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.checks.structure import scopes
 from pytest_codeif.code.cst import ParsedModule
 
@@ -106,6 +106,10 @@ class CallsCheck(Check):
 
     name = "calls"
     category = "Environment"
+    advice = (
+        "Call the functions the task requires (a decorator counts) and do the work of each "
+        "forbidden call another way; renaming an import neither hides a call nor fakes one."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "anyOf": [{"required": ["require"]}, {"required": ["forbid"]}],
@@ -149,6 +153,16 @@ class CallsCheck(Check):
             message="`sorted` is never called in `f`",
         ),
     )
+
+    def advise(self) -> str:
+        where = f" in `{self.options['function']}`" if self.options.get("function") else ""
+        parts = []
+        if self.options.get("require"):
+            parts.append(f"Call {listed(self.options['require'])}{where} (a decorator counts).")
+        if self.options.get("forbid"):
+            forbidden = listed(self.options["forbid"], conjunction="or")
+            parts.append(f"Do not call {forbidden}{where}: do that work another way.")
+        return " ".join(parts) or self.advice
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         places = scopes(ctx, self.options.get("function"), _RULE)

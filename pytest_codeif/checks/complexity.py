@@ -3,18 +3,22 @@ measured by running the function on growing inputs in the sandbox."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
-from pytest_codeif.checks.structure import require_function
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
+from pytest_codeif.checks.signature import parameters
+from pytest_codeif.checks.structure import find_function, require_function
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.functional.growth import canonical, fit, within
+from pytest_codeif.functional.input_inference import Case, NoTemplate, Plan, infer
 from pytest_codeif.functional.measure import Request
 
 _RULE = "complexity"
+_NAMES: dict[str, Any] = {"type": "array", "items": {"type": "string"}, "uniqueItems": True}
 DEFAULT_SIZES = (1000, 2000, 4000, 8000, 16000)
 
 
@@ -31,7 +35,23 @@ class ComplexityCheck(Check):
     linter nor a type checker sees. The function runs in the sandbox on inputs of each
     size, built by the task's `input` expression (in `n`, with `random` seeded by `n`;
     building is not measured): time is the best of three rounds of calls, memory the
-    peak tracemalloc sees during one call (what the call allocates, inputs excluded).
+    peak tracemalloc sees during one call (what the call allocates, inputs excluded;
+    the call stack is not an allocation it sees, so deep recursion costs no space here).
+
+    Without `input`, the inputs are grown from the task's call cases (as BigO(Bench)
+    does): the largest case of `function` that returned is the template, and each of its
+    lists, strings, dicts, graphs, matrices and linked nodes grows to n elements drawn
+    like the case's (same types, ranges, character classes; sorted or distinct when every
+    case's is). An int is a size when no argument is a collection or text (`fib(10)`:
+    n runs from 8 to 4096); beside a collection it is held at the case's value, or drawn
+    from the collection when it is one of its elements (a search target); likewise a str.
+    A matrix grows to n x n (n from 16 to 256); collections grow to 1,000-64,000
+    elements. Steep code stops early (a size whose measurement would take over a third
+    of the timeout is not started); of the sizes measured, the five largest are fitted
+    (small ones cost about the timer's resolution, or fit in the processor's cache).
+    `hold` and `scale` (parameter names) override the choice of what grows. The evidence
+    says how each argument grew.
+
     The slope of log(cost) against log(n) estimates the polynomial degree; the check
     passes when it is at most the required class's degree plus one half. So measurement
     tells O(n) from O(n^2), not O(n) from O(n log n), and O(1) from O(n), not from
@@ -43,10 +63,12 @@ class ComplexityCheck(Check):
     A function the code does not define is a violation, as calling it fails a
     functional test.
 
-    Options: `function` (required), `input` (required: a Python expression in `n`
-    giving the positional arguments as a list, or `{args: [...], kwargs: {...}}`),
-    `time` and/or `space` (a class: O(1), O(log n), O(n), O(n log n), O(n^2),
-    O(n^2 log n), O(n^3), O(2^n)), `sizes` (at least three, default 1000 to 16000).
+    Options: `function` (required), `input` (a Python expression in `n` giving the
+    positional arguments as a list, or `{args: [...], kwargs: {...}}`; without it the
+    task's call cases are grown), `time` and/or `space` (a class: O(1), O(log n), O(n),
+    O(n log n), O(n^2), O(n^2 log n), O(n^3), O(2^n)), `sizes` (at least three; default
+    1000 to 16000, or the grown inputs' own), `hold` / `scale` (parameters to keep at
+    the case's value / to grow, for grown inputs).
 
     Example:
 
@@ -58,10 +80,15 @@ class ComplexityCheck(Check):
 
     name = "complexity"
     category = "Algorithm"
+    advice = (
+        "Use an algorithm and data structures of the required growth (a set or dict for "
+        "lookups, sorting once instead of nested scans, no copies of the input)."
+    )
+    observes_calls = True  # without `input`, the call cases are the inputs' template
     _CLASS: ClassVar[Mapping[str, Any]] = {"type": "string", "minLength": 4}
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
-        "required": ["function", "input"],
+        "required": ["function"],
         "anyOf": [{"required": ["time"]}, {"required": ["space"]}],
         "properties": {
             "function": {"type": "string", "pattern": "^[A-Za-z_]\\w*$"},
@@ -74,6 +101,8 @@ class ComplexityCheck(Check):
                 "minItems": 3,
                 "uniqueItems": True,
             },
+            "hold": _NAMES,
+            "scale": _NAMES,
         },
         "additionalProperties": False,
     }
@@ -97,6 +126,22 @@ class ComplexityCheck(Check):
                 "sizes": [100, 200, 400, 800],
             },
         ),
+        Sample(
+            """
+            from functools import lru_cache
+
+            @lru_cache(maxsize=None)
+            def fib(n):
+                return n if n < 2 else fib(n - 1) + fib(n - 2)
+            """,
+            {"function": "fib", "time": "O(n)"},
+            calls=[{"function": "fib", "args": [10]}],
+        ),
+        Sample(
+            "def lookup(table, key):\n    return table.get(key)\n",
+            {"function": "lookup", "time": "O(1)"},
+            calls=[{"function": "lookup", "args": [{"a1": 1, "b2": 2, "c3": 3}, "b2"]}],
+        ),
     )
     violated_by = (
         Sample(
@@ -118,6 +163,28 @@ class ComplexityCheck(Check):
                 "sizes": [20000, 40000, 80000, 160000],
             },
         ),
+        Sample(
+            """
+            def fib(n):
+                return n if n < 2 else fib(n - 1) + fib(n - 2)
+            """,
+            {"function": "fib", "time": "O(n)"},
+            calls=[{"function": "fib", "args": [10]}],
+            message="inputs grown from case",
+        ),
+        Sample(
+            """
+            def sort_items(xs):
+                xs = list(xs)
+                for i in range(len(xs)):
+                    for j in range(len(xs) - 1 - i):
+                        if xs[j] > xs[j + 1]:
+                            xs[j], xs[j + 1] = xs[j + 1], xs[j]
+                return xs
+            """,
+            {"function": "sort_items", "time": "O(n log n)", "sizes": [250, 500, 1000, 2000]},
+            calls=[{"function": "sort_items", "args": [[5, 3, 9, 1, 7]]}],
+        ),
     )
 
     def __init__(self, options: Mapping[str, Any]) -> None:
@@ -125,32 +192,82 @@ class ComplexityCheck(Check):
         self.required = {
             what: canonical(str(options[what])) for what in ("time", "space") if what in options
         }
-        try:
-            compile(str(options["input"]), "<input>", "eval")
-        except SyntaxError as exc:
-            raise ValueError(f"`input` is not a Python expression: {exc.msg}") from None
-        self.sizes = tuple(sorted(options.get("sizes", DEFAULT_SIZES)))
+        if "input" in options:
+            try:
+                compile(str(options["input"]), "<input>", "eval")
+            except SyntaxError as exc:
+                raise ValueError(f"`input` is not a Python expression: {exc.msg}") from None
+        self.sizes = tuple(sorted(options["sizes"])) if "sizes" in options else None
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         missing = _missing_function(ctx, self.options["function"])
         if missing is not None:
             return [missing]
+        function = self.options["function"]
+        plan = None if "input" in self.options else self._plan(ctx)
         findings: list[Finding] = []
         for measure, required in self.required.items():
-            request = Request(self.options["function"], self.options["input"], self.sizes, measure)
+            sizes, fit_last = self._sizes(plan, measure)
+            request = Request(
+                function,
+                str(self.options.get("input", "")),
+                sizes,
+                measure,
+                json.dumps(plan.description) if plan else "",
+            )
             points = ctx.measure(request)
-            sizes, costs = [p[0] for p in points], [p[1] for p in points]
-            measured = fit(sizes, costs, measure)
+            fitted = points[-fit_last:] if fit_last else points
+            measured = fit([p[0] for p in fitted], [p[1] for p in fitted], measure)
             shown = ", ".join(f"n={s}: {_show(c, measure)}" for s, c in points)
             evidence = (
                 f"{measure} grows with slope {measured.slope:.2f}, like {measured.reads_as}; "
                 f"required {required} ({shown})"
             )
+            if plan is not None:
+                evidence += f"; {plan.words}"
             if within(measured, required):
                 ctx.notes.append(evidence)
             else:
                 findings.append(Finding(evidence, _RULE))
         return findings
+
+    def _sizes(self, plan: Plan | None, measure: str) -> tuple[tuple[int, ...], int | None]:
+        """The sizes to run and how many of the largest measured to fit. Grown inputs
+        measured for space start two halvings lower: tracemalloc slows steep code down
+        several times, and with the smaller sizes it still gives three before the budget
+        stops it (memory is exact: small sizes are no noisier than large ones)."""
+        if self.sizes is not None:
+            return self.sizes, None
+        if plan is None:
+            return DEFAULT_SIZES, None
+        if measure == "space" and plan.sizes[0] >= 4:
+            first = plan.sizes[0]
+            return (first // 4, first // 2, *plan.sizes), plan.fit_last or len(plan.sizes)
+        return plan.sizes, plan.fit_last
+
+    def _plan(self, ctx: CheckContext) -> Plan:
+        """Inputs grown from the call cases of the function that returned."""
+        function = self.options["function"]
+        ref = find_function(ctx, function)
+        names = [p.name.value for p in parameters(ref.node.params)] if ref else []
+        if names[:1] in (["self"], ["cls"]):
+            names = names[1:]
+        cases = [
+            Case(case.label, case.args, case.kwargs)
+            for case, result in ctx.observed()
+            if case.function == function.rpartition(".")[2] and case.args_known and result.returned
+        ]
+        try:
+            return infer(
+                cases,
+                names,
+                hold=frozenset(self.options.get("hold", ())),
+                scale=frozenset(self.options.get("scale", ())),
+            )
+        except NoTemplate as exc:
+            raise Undecidable(
+                "no-observations", f"no `input` to grow `{function}` on: {exc}"
+            ) from None
 
 
 def _missing_function(ctx: CheckContext, name: str) -> Finding | None:

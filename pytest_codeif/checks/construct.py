@@ -7,7 +7,7 @@ from typing import Any, ClassVar, Final
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.checks.structure import FunctionRef, functions, require_forbid_schema, scopes
 from pytest_codeif.code.cst import ParsedModule
 
@@ -137,6 +137,11 @@ class ConstructCheck(Check):
 
     name = "construct"
     category = "Algorithm"
+    advice = (
+        "Rewrite the code with the constructs the task asks for and without those it forbids "
+        "(e.g. a recursive call instead of a loop, a comprehension instead of appending in a "
+        "loop)."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = require_forbid_schema(list(CONSTRUCTS))
     satisfied_by = (
         Sample(
@@ -169,6 +174,16 @@ class ConstructCheck(Check):
         ),
         Sample("def f(x: int) -> int:\n    return x\n", {"forbid": ["type-hint"]}),
     )
+
+    def advise(self) -> str:
+        where = f"`{self.options['function']}`" if self.options.get("function") else "the code"
+        parts = []
+        if self.options.get("require"):
+            parts.append(f"Write {where} with {listed(self.options['require'])}.")
+        if self.options.get("forbid"):
+            forbidden = listed(self.options["forbid"], conjunction="or")
+            parts.append(f"Rewrite {where} without {forbidden}.")
+        return " ".join(parts) or self.advice
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         function = self.options.get("function")

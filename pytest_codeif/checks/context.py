@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.checks.calls import call_sites
 
 
@@ -93,6 +93,10 @@ class ContextCheck(Check):
 
     name = "context"
     category = "Code Context"
+    advice = (
+        "Build on the given code: keep the parameters of every function and method you define "
+        "again, and call the given functions instead of writing your own versions of them."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "anyOf": [{"required": ["context"]}, {"required": ["symbols"]}],
@@ -152,6 +156,15 @@ class ContextCheck(Check):
         )
         if not self.symbols:
             raise ValueError("`context` defines no function or class to keep")
+
+    def advise(self) -> str:
+        symbols = self.options.get("symbols")
+        if self.options.get("mode") == "reuse" and symbols:
+            return (
+                f"Call {listed(symbols)} from the given code instead of defining them again; "
+                "rely on the given implementation."
+            )
+        return self.advice
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         modules = ctx.modules()

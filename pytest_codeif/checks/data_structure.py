@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Final
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.checks.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
 
@@ -279,6 +279,11 @@ class DataStructureCheck(Check):
 
     name = "data-structure"
     category = "Data Structure"
+    advice = (
+        "Keep the data in the structure the task names, built where the data is (a constructor, "
+        "literal or annotation), call the named operations on it, and state any size bound in "
+        "the code (`deque(maxlen=N)`, or a `len()` check)."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "required": ["type"],
@@ -333,6 +338,18 @@ class DataStructureCheck(Check):
             "CACHE = {}\n\ndef add(k, v):\n    CACHE[k] = v\n", {"type": "dict", "max-size": 10}
         ),
     )
+
+    def advise(self) -> str:
+        text = (
+            f"Keep the data in a `{self.options['type']}` (built by its constructor, a "
+            "literal or an annotation)"
+        )
+        if self.options.get("operations"):
+            text += f" and call {listed(self.options['operations'])} on it"
+        if self.options.get("max-size"):
+            bound = self.options["max-size"]
+            text += f"; cap its size at {bound} in the code (`maxlen=`, or a `len()` check)"
+        return text + "."
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         wanted = str(self.options["type"])

@@ -268,6 +268,11 @@ class DatabaseCheck(Check):
 
     name = "database"
     category = "Environment"
+    advice = (
+        "Connect to the database the task names in every connection URL, setting and default "
+        '(`os.getenv("DATABASE_URL", ...)` included), and remove the drivers and URLs of other '
+        "databases."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "required": ["is"],
@@ -354,6 +359,14 @@ class DatabaseCheck(Check):
             message="no database is used",
         ),
     )
+
+    def advise(self) -> str:
+        target = self.options.get("is", "")
+        return (
+            f"Use {target} in every connection URL, setting and default "
+            f'(`os.getenv("DATABASE_URL", ...)` included), and remove the drivers and URLs '
+            "of other databases."
+        )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         wanted: str = self.options["is"]

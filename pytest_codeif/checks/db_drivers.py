@@ -121,6 +121,11 @@ class DbDriversCheck(Check):
 
     name = "db-drivers"
     category = "Environment"
+    advice = (
+        "Do not import the database driver here: reach the database through the ORM's session or "
+        "the data-access layer's functions, and keep driver imports in the modules the "
+        "constraint's scope leaves out."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "properties": {"add": {**_NAMES, "minItems": 1}},

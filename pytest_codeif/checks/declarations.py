@@ -96,6 +96,12 @@ class DeclarationsCheck(Check):
 
     name = "declarations"
     category = "Coding Style"
+    advice = (
+        "Declare names as the team's rules say: constants at the top of the module, locals "
+        "assigned where their function opens, an annotation on each variable's first assignment, "
+        "names long enough to describe, and class members ordered attributes, `__init__`, then "
+        "methods (the finding says which rule)."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "minProperties": 1,
@@ -146,6 +152,18 @@ class DeclarationsCheck(Check):
             {"ordered-class-members": True},
         ),
     )
+
+    def advise(self) -> str:
+        rules = {
+            "constants-at-top": "put module constants before any function or class",
+            "variables-at-top": "assign each local variable in the block opening its function",
+            "annotated-variables": "annotate each variable at its first assignment (`x: int = 0`)",
+            "ordered-class-members": "order class members: attributes, `__init__`, then methods",
+        }
+        parts = [text for key, text in rules.items() if self.options.get(key)]
+        if self.options.get("min-name-length"):
+            parts.append(f"give names at least {self.options['min-name-length']} characters")
+        return "; ".join(parts).capitalize() + "." if parts else self.advice
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         findings: list[Finding] = []

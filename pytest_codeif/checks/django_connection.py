@@ -78,6 +78,11 @@ class DjangoConnectionCheck(Check):
 
     name = "django-no-connection"
     category = "Code Quality"
+    advice = (
+        "Query through the models (`Model.objects.filter(...)`, annotations, aggregates) instead "
+        "of a connection or cursor in the view; where raw SQL is unavoidable, move it into a "
+        "model manager or repository function that the view calls."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "properties": {"views-only": {"type": "boolean"}},

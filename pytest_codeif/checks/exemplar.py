@@ -120,6 +120,11 @@ class ExemplarCheck(Check):
 
     name = "exemplar"
     category = "Exemplar"
+    advice = (
+        "Write the new function the way the example is written: its naming convention for the "
+        "function and its parameters and, where the example catches errors, a `try` catching the "
+        "same exception types whose handlers end the same way (returning a value, or raising)."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "required": ["exemplar"],

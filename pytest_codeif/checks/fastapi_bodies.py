@@ -112,6 +112,11 @@ class FastapiBodiesCheck(Check):
 
     name = "fastapi-bodies"
     category = "Interface Specification"
+    advice = (
+        "Declare a pydantic model (a `BaseModel` subclass) for each request body and type the "
+        "parameter with it, and give each route a `response_model=` or a return annotation that "
+        "is a model (or a list of models), instead of dicts, `Any` or no type."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "properties": {

@@ -8,7 +8,7 @@ from typing import Any, ClassVar, Final
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.checks.imports import import_sites, imports_module
 from pytest_codeif.code.cst import ParsedModule
 
@@ -200,6 +200,11 @@ class FrameworkCheck(Check):
 
     name = "framework"
     category = "Environment"
+    advice = (
+        "Build the code on the framework the task names, in its defining pattern (a Flask app or "
+        "blueprint with routes, a `unittest.TestCase` subclass, a click command...), not only an "
+        "import of it."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "oneOf": [
@@ -259,6 +264,19 @@ class FrameworkCheck(Check):
                 decorator=tuple(options.get("decorator", ())),
                 call=tuple(options.get("call", ())),
             )
+        )
+
+    def advise(self) -> str:
+        if self.options.get("framework"):
+            name = self.options["framework"]
+            return (
+                f"Build the code on {name}: import it and write what makes it a {name} program "
+                "(e.g. its app or router with routes, its base class or decorators), not only "
+                "an import."
+            )
+        return (
+            f"Build the code on {listed(self.options.get('imports', ()))}: import it and use "
+            "its base classes, decorators or calls as the task's framework pattern says."
         )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:

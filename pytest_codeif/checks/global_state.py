@@ -113,6 +113,11 @@ class GlobalStateCheck(Check):
 
     name = "global-state"
     category = "Code Quality"
+    advice = (
+        "Do not change module-level variables from functions: pass state in as parameters and "
+        "return the result, or keep it on an object the caller creates (a class instance); with "
+        "`strict`, build mutable containers inside functions."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "properties": {"strict": {"type": "boolean"}},

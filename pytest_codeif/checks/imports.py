@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.checks.layers import contract_graph
 from pytest_codeif.checks.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
@@ -101,6 +101,10 @@ class ImportsCheck(Check):
 
     name = "imports"
     category = "Environment"
+    advice = (
+        "Import the modules the task requires, and remove the imports of forbidden ones, doing "
+        "that work with an allowed module instead."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "anyOf": [{"required": ["require"]}, {"required": ["forbid"]}],
@@ -171,6 +175,20 @@ class ImportsCheck(Check):
             message="`app.api.routes` reaches `app.repositories.db`, but `app.repositories` is",
         ),
     )
+
+    def advise(self) -> str:
+        parts = []
+        if self.options.get("require"):
+            parts.append(f"Import {listed(self.options['require'])} and use it as the task asks.")
+        if self.options.get("forbid"):
+            reach = (
+                " and of the project modules through which they are reached"
+                if self.options.get("indirect")
+                else ""
+            )
+            forbidden = listed(self.options["forbid"], conjunction="or")
+            parts.append(f"Remove every import of {forbidden}{reach}; do that work another way.")
+        return " ".join(parts) or self.advice
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         indirect = bool(self.options.get("indirect", False))

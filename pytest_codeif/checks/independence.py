@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.checks.layers import (
     ARCHITECTURE,
     COMMON_OPTIONS,
@@ -44,6 +44,10 @@ class IndependenceCheck(Check):
 
     name = "independence"
     category = ARCHITECTURE
+    advice = (
+        "Remove the import chain between the independent modules: move what they share into a "
+        "module none of them contains, or have the caller pass it in."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "required": ["independent"],
@@ -101,6 +105,13 @@ class IndependenceCheck(Check):
         for expression in options["independent"]:
             expression_pattern(str(expression))
         check_expressions(options)
+
+    def advise(self) -> str:
+        return (
+            f"Keep {listed(self.options['independent'])} from importing each other, even "
+            "through other modules: move what they share into a module none of them contains, "
+            "or have the caller pass it in."
+        )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         return self.decide(contract_graph(ctx, self.options))

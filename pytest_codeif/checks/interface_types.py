@@ -1,24 +1,64 @@
 """The `types` check: a function's parameter and return types, read from its annotations,
-or, where it has none, from the values observed when its call cases run."""
+from the values observed when its call cases run, or, failing both, from what its code
+does with them."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 import libcst as cst
 
 from pytest_codeif.checks.annotations import normalize_annotation, type_matches
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
+from pytest_codeif.checks.docstring_types import Declared, declared
+from pytest_codeif.checks.shapes import (
+    Reading,
+    describe,
+    is_shape,
+    read_annotation,
+    tree_classes,
+    value_has_shape,
+)
 from pytest_codeif.checks.signature import parameters
-from pytest_codeif.checks.structure import code_of, require_function
+from pytest_codeif.checks.structure import FunctionRef, code_of, require_function
+from pytest_codeif.checks.usage_types import param_types, return_kind
 from pytest_codeif.checks.values import type_name
-from pytest_codeif.functional.plain import decode
+from pytest_codeif.functional.plain import Unsupported, decode
 
 _RULE = "types"
-_NUMERIC = {"float": {"int", "float"}, "complex": {"int", "float", "complex"}}
+_NUMERIC: Final = {"float": {"int", "float"}, "complex": {"int", "float", "complex"}}
+#: Standard-library classes, by every spelling an annotation or a task uses.
+_CLASSES: Final = {
+    "deque": "collections.deque",
+    "Deque": "collections.deque",
+    "Counter": "collections.Counter",
+    "defaultdict": "collections.defaultdict",
+    "DefaultDict": "collections.defaultdict",
+    "OrderedDict": "collections.OrderedDict",
+    "Queue": "queue.Queue",
+    "PriorityQueue": "queue.PriorityQueue",
+}
+_DICTS: Final = ("collections.Counter", "collections.defaultdict", "collections.OrderedDict")
+#: Containers YAML cannot write: a list argument is no evidence for or against them.
+_NOT_IN_YAML: Final = ("tuple", "set", "frozenset", "collections.deque", "queue.Queue")
+_BUILTINS: Final = frozenset({"str", "int", "float", "bool", "list", "dict", "set", "tuple"})
+
+
+def canonical_type(text: str | cst.BaseExpression) -> str:
+    """A type written in a task or an annotation, normalized (`Optional[List[int]]` is
+    `list[int] | None`, `Deque` is `collections.deque`); a shape name stays as it is."""
+    if isinstance(text, str) and is_shape(text.strip()):
+        return text.strip()
+    normalized = normalize_annotation(text)
+    return re.sub(
+        r"(?<![\w.])(" + "|".join(_CLASSES) + r")\b",
+        lambda m: _CLASSES[m.group(1)],
+        normalized,
+    )
 
 
 def _parts(expected: str) -> tuple[str, list[str]]:
@@ -30,11 +70,25 @@ def _parts(expected: str) -> tuple[str, list[str]]:
     return code_of(node), []
 
 
-def value_is(value: Any, expected: str) -> bool:
-    """Whether an observed (decoded) value is of the normalized type `expected`; for a
-    `tuple[...]` each position is compared too. YAML has no tuple or set, so a list
+def _same_type(actual: str, expected: str) -> bool:
+    """Annotation `actual` is `expected`, a Counter or defaultdict counting as a dict."""
+    if type_matches(actual, expected):
+        return True
+    base = _parts(actual)[0] if "|" not in actual else actual
+    return _parts(expected)[0] == "dict" and base in _DICTS
+
+
+def value_is(value: Any, expected: str, classes: frozenset[str] = frozenset()) -> bool:
+    """Whether an observed (decoded) value is of the normalized type or shape `expected`;
+    for a `tuple[...]` each position is compared too. YAML has no tuple or set, so a list
     argument is not evidence for or against them (the caller skips those)."""
+    if is_shape(expected):
+        return value_has_shape(value, expected, classes) is True
+    if len(_members(expected)) > 1:
+        return any(value_is(value, m, classes) for m in _members(expected))
     base, items = _parts(expected)
+    if isinstance(value, Unsupported):  # an object: only its class can be compared
+        return value.what == base or (base == "dict" and value.what in _DICTS)
     actual = type_name(value)
     if base == "None":
         return value is None
@@ -42,22 +96,139 @@ def value_is(value: Any, expected: str) -> bool:
         return False
     if base == "tuple" and items and items[-1] != "...":
         return len(value) == len(items) and all(
-            value_is(v, i) for v, i in zip(value, items, strict=True)
+            value_is(v, i, classes) for v, i in zip(value, items, strict=True)
         )
     return True
 
 
+def _shown(value: Any) -> str:
+    if isinstance(value, Unsupported):
+        return value.what
+    if type_name(value) == "tuple":
+        return "tuple[" + ", ".join(type_name(v) for v in value) + "]"
+    return type_name(value)
+
+
 @dataclass
 class _State:
-    """What the comparisons share: the observations (read once) and what they found."""
+    """What the comparisons share: the function, the observations (read once), the
+    code's tree node classes, and what the comparisons found."""
 
+    ref: FunctionRef
     observed: Callable[[], list[tuple[Any, Any]]]
+    classes: frozenset[str]
     findings: list[str]
     unknown: list[str]
+    declared: Declared
+
+
+@dataclass(frozen=True)
+class _Verdict:
+    """One comparison: "match", "mismatch" or "unknown", and why."""
+
+    verdict: str
+    why: str = ""
+
+
+def _from_usage(state: _State, name: str, expected: str) -> _Verdict:
+    """An unannotated, unobserved parameter judged by what the code does with it."""
+    inferred = param_types(state.ref, name)
+    if inferred.types is None:
+        return _Verdict("unknown", f"parameter `{name}` ({inferred.why})")
+    if expected == "json-text" and inferred.json_text:
+        return _Verdict("match")
+    base = expected if is_shape(expected) else _parts(expected)[0]
+    wanted = {"str"} if base in ("json-text", "datetime-text") else _NUMERIC.get(base, {base})
+    if base not in _BUILTINS and not base.endswith("-text"):
+        return _Verdict("unknown", f"parameter `{name}` (its uses cannot show `{expected}`)")
+    candidates = inferred.types
+    if not candidates & wanted:
+        shown = "/".join(sorted(candidates))
+        return _Verdict(
+            "mismatch",
+            f"parameter `{name}` (unannotated) is used as {shown}, not `{expected}`: "
+            f"{inferred.why}",
+        )
+    if candidates <= wanted | ({"bool"} if "int" in wanted else set()) and not is_shape(base):
+        return _Verdict("match")
+    shown = ", ".join(sorted(candidates))
+    return _Verdict("unknown", f"parameter `{name}` (its uses allow {shown}: {inferred.why})")
+
+
+def _judge_param(state: _State, param: cst.Param, index: int, expected: str) -> _Verdict:
+    """Annotation first, then the arguments of cases that returned, then the code's uses."""
+    name = param.name.value
+    admitted = ""
+    if param.annotation is not None:
+        actual = canonical_type(param.annotation.annotation)
+        if is_shape(expected):
+            reading = read_annotation(actual, expected, state.classes)
+            if reading is Reading.PROVES:
+                return _Verdict("match")
+            if reading is Reading.EXCLUDES:
+                return _Verdict(
+                    "mismatch",
+                    f"parameter `{name}` is annotated `{actual}`, which cannot hold a {expected}",
+                )
+            admitted = actual
+        elif _same_type(actual, expected):
+            return _Verdict("match")
+        else:
+            return _Verdict(
+                "mismatch", f"parameter `{name}` is annotated `{actual}`, expected `{expected}`"
+            )
+    observed = _observed_param(state, name, index, expected)
+    if observed is not None:
+        return observed
+    if admitted:
+        return _Verdict("match")  # the annotation admits the shape; nothing contradicts it
+    used = _from_usage(state, name, expected)
+    written = state.declared.params.get(name)
+    if used.verdict != "unknown" or written is None:
+        return used
+    written = canonical_type(written)
+    found = _kind_matches(written, expected, state.classes)
+    if found is None:
+        return used
+    if found:
+        return _Verdict("match")
+    return _Verdict(
+        "mismatch",
+        f"parameter `{name}` (unannotated) is `{written}` by its docstring, expected `{expected}`",
+    )
+
+
+def _observed_param(state: _State, name: str, index: int, expected: str) -> _Verdict | None:
+    skip = not is_shape(expected) and _parts(expected)[0] in _NOT_IN_YAML
+    seen = []
+    for case, _ in state.observed():
+        value = (
+            case.kwargs[name]
+            if name in case.kwargs
+            else (case.args[index] if index < len(case.args) else None)
+        )
+        if value is None or (isinstance(value, list) and skip):
+            continue
+        seen.append(value)
+    if is_shape(expected):
+        verdicts = [value_has_shape(v, expected, state.classes) for v in seen]
+        seen = [v for v, ok in zip(seen, verdicts, strict=True) if ok is not None]
+    if not seen:
+        return None
+    # The tests choose the arguments (some on purpose of the wrong type): the function
+    # takes the type when at least one call with such a value returned.
+    if any(value_is(v, expected, state.classes) for v in seen):
+        return _Verdict("match")
+    kinds = sorted({describe(v) if is_shape(expected) else type_name(v) for v in seen})
+    return _Verdict(
+        "mismatch",
+        f"parameter `{name}` (unannotated) returned only for {' / '.join(kinds)} "
+        f"arguments, never for `{expected}`",
+    )
 
 
 class TypesCheck(Check):
-    """A function takes and returns the stated types: by annotation, or by observation.
+    """A function takes and returns the stated types: by annotation, observation or use.
 
     Why: "write `stats(log: str) -> tuple[set, int, bool]`" is an interface promise. Read
     only from annotations (as MultiCodeIF's scripts do), correct code without annotations
@@ -67,8 +238,29 @@ class TypesCheck(Check):
     least one case passing such a value returned (tests pass wrong types on purpose, so
     one bad argument proves nothing), and every returned value must be of the return
     type, with positions of a tuple compared one by one and an int accepted as a float.
-    A list argument says nothing about tuple or set parameters (YAML has neither). With
-    no annotation and nothing observed the check is undecidable (`no-observations`).
+    A list argument says nothing about tuple, set or deque parameters (YAML has none).
+
+    With neither, the code's structure decides what it can: a parameter used only as a
+    string (`p.split()`, `p + "!"`, `json.loads(p)`) is a str, one read as `p["key"]` or
+    through `p.items()` a dict, `p.sort()` a list, `p.add()` a set, `range(p)` or
+    arithmetic a number; a return whose normal path (the last statement) is a literal
+    tuple, list, dict, set, f-string, comparison, builtin constructor call (`set(x)`,
+    `len(x)`, `sorted(x)`, `json.dumps(x)`, `Counter(x)`), or a local name only ever
+    assigned such values, has that type. Formatting (`f"{p}"`) shows nothing (anything
+    formats); a method no builtin has, a rebound name, or a call of the code's own
+    function leaves the type open. Where uses leave it open, a type the docstring
+    declares decides (Google `name (type):`, Sphinx `:type name:` / `:rtype:`, NumPy
+    `name : type`; the author's own statement of the interface). Failing all of these,
+    the check is undecidable (`no-observations`).
+
+    Shapes: `graph`, `matrix`, `tree`, `json-text` and `datetime-text` may stand wherever
+    a type does. An annotation proves a shape (`dict[str, list[str]]` is a graph,
+    `list[list[float]]` a matrix, a node class with `children` or `left`/`right` a tree),
+    admits it (`dict`, `str`: then observed values decide, and with none the annotation
+    is taken as kept), or rules it out (`int`). Observed values are read by structure:
+    an adjacency dict, edge list or square adjacency matrix is a graph; equal-length lists
+    of scalars a matrix; nested dicts or node objects a tree; a str that parses as a JSON
+    object or array is JSON text; one `datetime.fromisoformat` reads is date/time text.
 
     Options: `function` (required), `param-types` (the types of all parameters but
     self/cls, in order; with `param-match: in-order`, types that occur among the
@@ -85,6 +277,10 @@ class TypesCheck(Check):
 
     name = "types"
     category = "Interface Specification"
+    advice = (
+        "Give the function the parameter and return types the instruction names; "
+        "annotating them makes the interface explicit."
+    )
     observes_calls = True
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
@@ -127,6 +323,61 @@ class TypesCheck(Check):
                 {"function": "filter_data", "args": [[], 2.5]},
             ],
         ),
+        Sample(
+            """
+            def process_error_logs(codes):
+                unique = set(codes)
+                total = len(codes)
+                critical = any(code.startswith("E5") for code in codes)
+                return unique, total, critical
+            """,
+            {"function": "process_error_logs", "returns": "tuple[set, int, bool]"},
+        ),
+        Sample(
+            """
+            def shout(message):
+                return message.strip().upper() + "!"
+            """,
+            {"function": "shout", "param-types": ["str"], "returns": "str"},
+        ),
+        Sample(
+            """
+            def count_components(adjacency: dict[str, list[str]]) -> int:
+                return len(adjacency)
+            """,
+            {"function": "count_components", "param-types": ["graph"]},
+        ),
+        Sample(
+            "def transpose(grid):\n    return [list(row) for row in zip(*grid)]\n",
+            {"function": "transpose", "param-types": ["matrix"], "returns": "matrix"},
+            calls=[{"function": "transpose", "args": [[[1, 2], [3, 4], [5, 6]]]}],
+        ),
+        Sample(
+            """
+            import statistics
+
+            def mean(values):
+                \"\"\"The mean.
+
+                Args:
+                    values (list[float]): the numbers.
+
+                Returns:
+                    float: their mean.
+                \"\"\"
+                return statistics.fmean(values)
+            """,
+            {"function": "mean", "param-types": ["list"], "returns": "float"},
+        ),
+        Sample(
+            """
+            import json
+
+            def summary(totals):
+                return json.dumps({"total": sum(totals.values())})
+            """,
+            {"function": "summary", "param-types": ["dict"], "returns": "json-text"},
+        ),
     )
     violated_by = (
         Sample(
@@ -151,15 +402,49 @@ class TypesCheck(Check):
             {"function": "count", "param-type": "int"},
             calls=[{"function": "count", "args": ["5"]}],
         ),
+        Sample(
+            """
+            def process_error_logs(codes):
+                unique = set(codes)
+                return [unique, len(codes)]
+            """,
+            {"function": "process_error_logs", "returns": "tuple[set, int]"},
+            message="returns a list",
+        ),
+        Sample(
+            "def parse(entries):\n    return entries.split(',')\n",
+            {"function": "parse", "param-types": ["list"]},
+            message="is used as str",
+        ),
+        Sample(
+            "def neighbours(graph: list[str]) -> list[str]:\n    return graph\n",
+            {"function": "neighbours", "param-types": ["graph"]},
+            message="cannot hold a graph",
+        ),
+        Sample(
+            """
+            def label(code):
+                \"\"\"Look a code up.
+
+                :param int code: the numeric code
+                \"\"\"
+                return LABELS[code]
+            """,
+            {"function": "label", "param-types": ["str"]},
+            message="is `int` by its docstring",
+        ),
+        Sample(
+            "def flatten(grid):\n    return [x for row in grid for x in row]\n",
+            {"function": "flatten", "returns": "matrix"},
+            calls=[{"function": "flatten", "args": [[[1, 2], [3, 4]]]}],
+        ),
     )
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
-        self.param_types = [normalize_annotation(t) for t in options.get("param-types", [])]
-        self.param_type = (
-            normalize_annotation(options["param-type"]) if "param-type" in options else None
-        )
-        self.returns = normalize_annotation(options["returns"]) if "returns" in options else None
+        self.param_types = [canonical_type(t) for t in options.get("param-types", [])]
+        self.param_type = canonical_type(options["param-type"]) if "param-type" in options else None
+        self.returns = canonical_type(options["returns"]) if "returns" in options else None
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         ref = require_function(ctx, self.options["function"], _RULE)
@@ -180,7 +465,8 @@ class TypesCheck(Check):
             except Undecidable:
                 return []
 
-        state = _State(observed, findings, unknown)
+        classes = tree_classes(c for m in ctx.modules() for c in m.nodes(cst.ClassDef))
+        state = _State(ref, observed, classes, findings, unknown, declared(ref.node))
         if self.param_types and self.options.get("param-match") == "in-order":
             self._in_order(state, params)
         elif self.param_types:
@@ -198,56 +484,24 @@ class TypesCheck(Check):
         if self.param_type is not None:
             self._any_param(state, params, self.param_type)
         if self.returns is not None:
-            self._return(state, ref.node, self.returns)
+            _return(state, ref.node, self.returns)
         if unknown and not findings:
             raise Undecidable(
                 "no-observations",
-                f"{', '.join(unknown)} of `{ref.qualname}`: no annotation, and no call case "
-                "that returned shows the type",
+                f"{'; '.join(unknown)} of `{ref.qualname}`: no annotation, no call case "
+                "that returned shows the type, and the code's uses do not decide it",
             )
         return [
             Finding(f"`{ref.qualname}` {m}", _RULE, ref.module.relpath, ref.line) for m in findings
         ]
 
     @staticmethod
-    def _judge_param(state: _State, param: cst.Param, index: int, expected: str) -> tuple[str, str]:
-        """("match" | "mismatch" | "unknown", why) for one parameter."""
-        name = param.name.value
-        if param.annotation is not None:
-            actual = normalize_annotation(param.annotation.annotation)
-            if type_matches(actual, expected):
-                return "match", ""
-            return "mismatch", f"parameter `{name}` is annotated `{actual}`, expected `{expected}`"
-        seen = []
-        for case, _ in state.observed():
-            value = (
-                case.kwargs[name]
-                if name in case.kwargs
-                else (case.args[index] if index < len(case.args) else None)
-            )
-            if value is None or (
-                isinstance(value, list) and _parts(expected)[0] in ("tuple", "set")
-            ):
-                continue
-            seen.append(value)
-        if not seen:
-            return "unknown", f"parameter `{name}`"
-        # The tests choose the arguments (some on purpose of the wrong type): the function
-        # takes the type when at least one call with such a value returned.
-        if any(value_is(v, expected) for v in seen):
-            return "match", ""
-        kinds = sorted({type_name(v) for v in seen})
-        return "mismatch", (
-            f"parameter `{name}` (unannotated) returned only for {'/'.join(kinds)} "
-            f"arguments, never for `{expected}`"
-        )
-
-    def _param(self, state: _State, param: cst.Param, index: int, expected: str) -> None:
-        verdict, why = self._judge_param(state, param, index, expected)
-        if verdict == "mismatch":
-            state.findings.append(why)
-        elif verdict == "unknown":
-            state.unknown.append(why)
+    def _param(state: _State, param: cst.Param, index: int, expected: str) -> None:
+        judged = _judge_param(state, param, index, expected)
+        if judged.verdict == "mismatch":
+            state.findings.append(judged.why)
+        elif judged.verdict == "unknown":
+            state.unknown.append(judged.why)
 
     def _in_order(self, state: _State, params: list[cst.Param]) -> None:
         """The listed types occur among the parameters in this order (others may come
@@ -255,11 +509,11 @@ class TypesCheck(Check):
         start = 0
         for expected in self.param_types:
             for index in range(start, len(params)):
-                verdict, why = self._judge_param(state, params[index], index, expected)
-                if verdict == "unknown":
-                    state.unknown.append(why)
+                judged = _judge_param(state, params[index], index, expected)
+                if judged.verdict == "unknown":
+                    state.unknown.append(judged.why)
                     return
-                if verdict == "match":
+                if judged.verdict == "match":
                     start = index + 1
                     break
             else:
@@ -270,32 +524,128 @@ class TypesCheck(Check):
                 )
                 return
 
-    def _any_param(self, state: _State, params: list[cst.Param], expected: str) -> None:
-        judged = [self._judge_param(state, p, i, expected) for i, p in enumerate(params)]
-        if any(v == "match" for v, _ in judged):
+    @staticmethod
+    def _any_param(state: _State, params: list[cst.Param], expected: str) -> None:
+        judged = [_judge_param(state, p, i, expected) for i, p in enumerate(params)]
+        if any(j.verdict == "match" for j in judged):
             return
-        unknown = [why for v, why in judged if v == "unknown"]
+        unknown = [j.why for j in judged if j.verdict == "unknown"]
         if unknown:
             state.unknown.extend(unknown)
         else:
             shown = ", ".join(p.name.value for p in params) or "none"
             state.findings.append(f"has no parameter of type `{expected}` (parameters: {shown})")
 
-    @staticmethod
-    def _return(state: _State, node: cst.FunctionDef, expected: str) -> None:
-        observed, findings, unknown = state.observed, state.findings, state.unknown
-        if node.returns is not None:
-            actual = normalize_annotation(node.returns.annotation)
-            if not type_matches(actual, expected):
-                findings.append(f"returns `{actual}` by its annotation, expected `{expected}`")
+
+def _return(state: _State, node: cst.FunctionDef, expected: str) -> None:
+    """Annotation first, then every value returned by the cases, then the code's normal
+    path of return."""
+    admitted = False
+    if node.returns is not None:
+        actual = canonical_type(node.returns.annotation)
+        if is_shape(expected):
+            reading = read_annotation(actual, expected, state.classes)
+            if reading is Reading.EXCLUDES:
+                state.findings.append(
+                    f"returns `{actual}` by its annotation, which cannot hold a {expected}"
+                )
+            if reading is not Reading.ADMITS:
+                return
+            admitted = True
+        else:
+            if not _same_type(actual, expected):
+                state.findings.append(
+                    f"returns `{actual}` by its annotation, expected `{expected}`"
+                )
             return
-        values = [value for _, value in observed()]
-        if not values:
-            unknown.append("the return type")
-            return
-        wrong = [v for v in values if not value_is(v, expected)]
+    values = [value for _, value in state.observed()]
+    if is_shape(expected):
+        values = [v for v in values if value_has_shape(v, expected, state.classes) is not None]
+    if values:
+        wrong = [v for v in values if not value_is(v, expected, state.classes)]
         if wrong:
-            shown = type_name(wrong[0])
-            if shown == "tuple":
-                shown = "tuple[" + ", ".join(type_name(v) for v in wrong[0]) + "]"
-            findings.append(f"returned a {shown} (no return annotation), expected `{expected}`")
+            what = describe(wrong[0]) if is_shape(expected) else f"a {_shown(wrong[0])}"
+            state.findings.append(f"returned {what} (no return annotation), expected `{expected}`")
+        return
+    if not admitted:
+        _static_return(state, expected)
+
+
+def _static_return(state: _State, expected: str) -> None:
+    """The normal path's return, read from structure; where that leaves the type open,
+    the docstring's declared return type."""
+    found = return_kind(state.ref)
+    verdict = None if found.kind is None else _kind_matches(found.kind, expected, state.classes)
+    written = canonical_type(state.declared.returns) if state.declared.returns else None
+    if verdict is None and written is not None:
+        by_docstring = _kind_matches(written, expected, state.classes)
+        if by_docstring is False:
+            state.findings.append(
+                f"returns `{written}` by its docstring (no return annotation), "
+                f"expected `{expected}`"
+            )
+        if by_docstring is not None:
+            return
+    if found.kind is None:
+        state.unknown.append(f"the return type ({found.why})")
+        return
+    if verdict is False:
+        state.findings.append(
+            f"returns a {found.kind} (no return annotation; {found.why}), expected `{expected}`"
+        )
+    elif verdict is None:
+        state.unknown.append(f"the return type (a {found.kind}: {found.why})")
+
+
+def _kind_matches(kind: str, expected: str, classes: frozenset[str]) -> bool | None:
+    """Whether a kind read from the code's structure is `expected`: True, False, or None
+    when the kind allows it without showing it (a str may be JSON text; a list's items
+    are not read)."""
+    members = _members(expected)
+    if len(members) > 1:
+        found = [_kind_matches(kind, m, classes) for m in members]
+        return True if True in found else (None if None in found else False)
+    if kind.endswith("-text"):
+        if expected == kind:
+            return True
+        return None if expected.endswith("-text") else _kind_matches("str", expected, classes)
+    if is_shape(expected):
+        if expected.endswith("-text") and kind == "str":
+            return None
+        reading = read_annotation(kind.replace("?", "Any"), expected, classes)
+        return {Reading.PROVES: True, Reading.EXCLUDES: False}.get(reading)
+    base, items = _parts(expected)
+    if kind == "number":  # an int or a float: a float is shown, an int is not
+        return (
+            True
+            if base in ("float", "complex", "Any", "object")
+            else (None if base == "int" else False)
+        )
+    kind_base, kind_items = _parts(kind.replace("?", "Any"))
+    if kind_base != base:
+        subclass = base == "dict" and kind_base in _DICTS
+        return subclass or (base == "float" and kind_base == "int") or base in ("Any", "object")
+    if not items or items[-1] == "...":
+        return True
+    if not kind_items:
+        return None
+    if len(items) != len(kind_items):
+        return False
+    found = [
+        None if k == "Any" else _kind_matches(k, e, classes)
+        for k, e in zip(kind_items, items, strict=True)
+    ]
+    return False if False in found else (None if None in found else True)
+
+
+def _members(annotation: str) -> list[str]:
+    """The members of a normalized union (`int | None`), split at the top level only."""
+    members, depth, current = [], 0, ""
+    for char in annotation:
+        depth += (char == "[") - (char == "]")
+        if char == "|" and depth == 0:
+            members.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return [*members, current.strip()]

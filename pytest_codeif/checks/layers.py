@@ -192,6 +192,11 @@ class LayersCheck(Check):
 
     name = "layers"
     category = ARCHITECTURE
+    advice = (
+        "Make imports point down the layers: move what a lower layer needs from a higher one "
+        "down into it (or into a lower module), or have the higher layer pass it in, so that no "
+        "lower layer imports a higher one."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "required": ["layers"],
@@ -323,6 +328,17 @@ class LayersCheck(Check):
         for container in options.get("containers", []):
             expression_pattern(str(container))
         check_expressions(options)
+
+    def advise(self) -> str:
+        order = " > ".join(
+            " | ".join(layer) if isinstance(layer, list) else str(layer)
+            for layer in self.options["layers"]
+        )
+        return (
+            f"Make imports point down the layers, top first: {order}. Move what a lower layer "
+            "needs from a higher one down into it (or into a lower module), or have the higher "
+            "layer pass it in."
+        )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         return self.decide(contract_graph(ctx, self.options))

@@ -40,6 +40,11 @@ class MypyCheck(Check):
 
     name = "mypy"
     category = "Code Quality"
+    advice = (
+        "Fix the types mypy reports: correct the code or its annotations (and add the missing "
+        "ones under strict settings) rather than silencing errors with `Any`, `cast` or `# type: "
+        "ignore`."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "properties": {

@@ -172,6 +172,10 @@ class NamingCheck(Check):
 
     name = "naming"
     category = "Coding Style"
+    advice = (
+        "Rename the identifiers the findings list to the required convention, and update every "
+        "use of them."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "minProperties": 1,
@@ -205,6 +209,13 @@ class NamingCheck(Check):
                     compile_pattern(rule["pattern"])
                 except PatternError as exc:
                     raise ValueError(f"{kind}.pattern: {exc}") from None
+
+    def advise(self) -> str:
+        rules = []
+        for kind, style in self.options.items():
+            wanted = f"matching `{style['pattern']}`" if isinstance(style, Mapping) else style
+            rules.append(f"{kind} names {wanted}")
+        return f"Rename to the required conventions ({'; '.join(rules)}) and update every use."
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         rules: dict[str, str | Mapping[str, str]] = dict(self.options)

@@ -352,6 +352,11 @@ class OrmOnlyCheck(Check):
 
     name = "orm-only"
     category = "Code Quality"
+    advice = (
+        "Declare each table as an ORM model and read and write it through the ORM "
+        "(`session.execute(select(User))`, `User.objects.filter(...)`), removing raw SQL, driver "
+        "imports, raw connections and queries on Core tables."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "properties": {"orm": {"enum": sorted(ORM_NAMES)}},
@@ -536,6 +541,10 @@ class OrmOnlyCheck(Check):
             message="queries the Core table `events` directly",
         ),
     )
+
+    def advise(self) -> str:
+        orm = self.options.get("orm")
+        return f"Use {orm}. {self.advice}" if orm else self.advice
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         orm: str | None = self.options.get("orm")

@@ -151,6 +151,10 @@ class PatternCheck(Check):
 
     name = "pattern"
     category = "Code Quality"
+    advice = (
+        "Remove or rewrite the code the rule's pattern matches (each finding shows the code it "
+        "matched): the rule forbids that construction."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "oneOf": [{"required": ["pattern"]}, {"required": ["any"]}],

@@ -317,6 +317,11 @@ class PublicApiCheck(Check):
 
     name = "public-api"
     category = "Interface Specification"
+    advice = (
+        "Annotate every parameter and the return type of each public function and method the "
+        "findings name (and document them where docstrings are required), or make a helper "
+        "private with a leading underscore."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "properties": {
@@ -440,6 +445,20 @@ class PublicApiCheck(Check):
             message="public function `solution.fetch` lacks annotations: the return type",
         ),
     )
+
+    def advise(self) -> str:
+        wanted = {
+            "full": "every parameter and the return type",
+            "params": "every parameter",
+            "return": "the return type",
+        }.get(self.options.get("annotations", "full"))
+        parts = [f"annotate {wanted}"] if wanted else []
+        if self.options.get("docstrings"):
+            parts.append("write a docstring")
+        return (
+            f"For each public function and method the findings name, {' and '.join(parts)}; "
+            "or make a helper private with a leading underscore."
+        )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         api = PublicApi(Project(ctx), ctx.notes)

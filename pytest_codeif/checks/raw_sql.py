@@ -556,6 +556,11 @@ class RawSqlCheck(Check):
 
     name = "raw-sql"
     category = "Code Quality"
+    advice = (
+        "Express the query with the ORM (`session.execute(select(User).where(...))`, "
+        "`User.objects.filter(...)`) instead of SQL text; where raw SQL is really needed, move "
+        "it into a module the constraint's scope leaves out (such as the repositories)."
+    )
     satisfied_by = (
         Sample(
             '''

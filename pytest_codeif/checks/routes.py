@@ -113,6 +113,10 @@ class RoutesCheck(Check):
 
     name = "routes"
     category = "Code Context"
+    advice = (
+        "Declare the route in the routes layer the constraint leaves out of its scope (e.g. "
+        "`app.api`) and call the code here from it; keep routers and blueprints there too."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "properties": {

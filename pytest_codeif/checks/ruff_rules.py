@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any, ClassVar
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.tools import RuffConfig, ToolConfig, ruff_binary
 
 _CODES = {
@@ -70,6 +70,10 @@ class RuffCheck(Check):
 
     name = "ruff"
     category = "Code Quality"
+    advice = (
+        "Fix what ruff reports for the selected rules (each finding names its rule code, "
+        "explained at https://docs.astral.sh/ruff/rules/); `# noqa` comments do not count."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "required": ["select"],
@@ -113,6 +117,13 @@ class RuffCheck(Check):
         settings.update(options.get("settings", {}))
         honor = bool(options.get("allow-suppressions", False))
         self.config = RuffConfig.from_mapping(settings, honor_noqa=honor)
+
+    def advise(self) -> str:
+        return (
+            f"Fix what ruff reports for {listed(self.options['select'])} (each finding names "
+            "its rule, explained at https://docs.astral.sh/ruff/rules/); `# noqa` comments do "
+            "not count."
+        )
 
     def tool_configs(self) -> Iterable[ToolConfig]:
         return (self.config,)

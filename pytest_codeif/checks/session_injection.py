@@ -155,6 +155,12 @@ class SessionInjectionCheck(Check):
 
     name = "session-injection"
     category = "Code Quality"
+    advice = (
+        "Take the database session as a handler parameter FastAPI fills, `db: Session = "
+        "Depends(get_db)` (or an `Annotated[Session, Depends(get_db)]` alias), and pass it on to "
+        "the functions you call, instead of creating a session or connection or using a "
+        "module-level one."
+    )
     satisfied_by = (
         Sample(
             {

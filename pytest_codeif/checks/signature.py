@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from pytest_codeif.checks.annotations import normalize_annotation, type_matches
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.checks.structure import FunctionRef, code_of, require_function
 
 _RULE = "signature"
@@ -39,6 +39,10 @@ class SignatureCheck(Check):
 
     name = "signature"
     category = "Interface Specification"
+    advice = (
+        "Define the function with exactly the required name, parameters (in order), annotations "
+        "and return type: callers rely on that interface."
+    )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "required": ["function"],
@@ -92,6 +96,22 @@ class SignatureCheck(Check):
         }
         self.returns = normalize_annotation(options["returns"]) if "returns" in options else None
         self.param_types = [normalize_annotation(t) for t in options.get("param-types", [])]
+
+    def advise(self) -> str:
+        notes = dict(self.options.get("annotations", {}))
+        params = self.options.get("params")
+        shown = (
+            ", ".join(f"{p}: {notes[p]}" if p in notes else p for p in params)
+            if params is not None
+            else "..."
+        )
+        returns = f" -> {self.options['returns']}" if self.options.get("returns") else ""
+        text = f"Define `{self.options['function']}({shown}){returns}` exactly as required"
+        if self.options.get("param-types"):
+            text += f", its parameters of types {listed(self.options['param-types'])} in order"
+        if self.options.get("fully-annotated"):
+            text += ", every parameter and the return annotated"
+        return text + ": callers rely on that interface."
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         found = require_function(ctx, self.options["function"], _RULE)

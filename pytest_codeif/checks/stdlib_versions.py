@@ -112,6 +112,17 @@ def _narrow(span: Span, low: Version | None = None, high: Version | None = None)
     return lo, hi
 
 
+def _branches(statement: cst.If) -> list[cst.BaseStatement]:
+    """The statements of every branch of an `if` (its `elif`s and `else` included)."""
+    found: list[cst.BaseStatement] = []
+    current: cst.If | cst.Else | None = statement
+    while current is not None:
+        if isinstance(current.body, cst.IndentedBlock):
+            found += current.body.body
+        current = current.orelse if isinstance(current, cst.If) else None
+    return found
+
+
 def _collect(
     body: Sequence[cst.BaseStatement],
     span: Span,
@@ -121,6 +132,9 @@ def _collect(
         if isinstance(statement, cst.If):
             guard = _guard(statement.test)
             if guard is None:
+                # A platform test (`sys.platform != "win32"`): both branches hold members
+                # of the enclosing versions (`os.process_cpu_count` is defined so).
+                _collect(_branches(statement), span, out)
                 continue
             operator, version = guard
             before = (version[0], version[1] - 1)  # `< (3, 12)`: the last version is 3.11

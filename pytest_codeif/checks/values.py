@@ -3,11 +3,13 @@ are of the stated type, range, precision and size."""
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Iterable, Iterator, Mapping
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
+from pytest_codeif.checks.shapes import SHAPES, describe, value_has_shape
 from pytest_codeif.checks.signature import parameters
 from pytest_codeif.checks.structure import require_function
 from pytest_codeif.functional.plain import Unsupported, decode, show
@@ -18,7 +20,19 @@ if TYPE_CHECKING:
     from pytest_codeif.spec import CallCase
 
 _RULE = "values"
-TYPES: Final = ("str", "int", "float", "number", "bool", "list", "tuple", "dict", "set", "none")
+TYPES: Final = (
+    "str",
+    "int",
+    "float",
+    "number",
+    "bool",
+    "list",
+    "tuple",
+    "dict",
+    "set",
+    "none",
+    *SHAPES,
+)
 _SCALAR: Final[dict[str, Any]] = {
     "type": {"enum": list(TYPES)},
     "min": {"type": "number"},
@@ -29,7 +43,13 @@ _SCALAR: Final[dict[str, Any]] = {
     "pattern": {"type": "string", "format": "regex"},
     "one-of": {"type": "array", "minItems": 1},
 }
-_INNER: Final = {"type": "object", "properties": _SCALAR, "additionalProperties": False}
+_INNERMOST: Final = {"type": "object", "properties": _SCALAR, "additionalProperties": False}
+#: Specs nest three deep (a matrix's rows, and their cells): `items` of `items`.
+_INNER: Final = {
+    "type": "object",
+    "properties": {**_SCALAR, "items": _INNERMOST, "keys": _INNERMOST},
+    "additionalProperties": False,
+}
 SPEC: Final = {
     "type": "object",
     "minProperties": 1,
@@ -38,6 +58,7 @@ SPEC: Final = {
         "items": _INNER,
         "keys": _INNER,
         "positions": {"type": "array", "items": _INNER, "minItems": 1},
+        "leaves": _INNERMOST,
     },
     "additionalProperties": False,
 }
@@ -53,6 +74,8 @@ def type_name(value: Any) -> str:
 
 
 def _is_type(value: Any, wanted: str) -> bool:
+    if wanted in SHAPES:
+        return value_has_shape(value, wanted) is not False
     actual = type_name(value)
     if wanted == "number":
         return actual in ("int", "float")
@@ -67,12 +90,13 @@ def decimals(value: float) -> int:
 
 def violations(value: Any, spec: Mapping[str, Any], where: str) -> Iterator[str]:
     """What is wrong with `value` (decoded) under `spec`; `where` names it in messages."""
-    if isinstance(value, Unsupported):
+    wanted = spec.get("type")
+    if isinstance(value, Unsupported) and not (wanted == "tree" and _is_type(value, wanted)):
         yield f"{where} is {value.what}, not plain data"
         return
-    wanted = spec.get("type")
     if wanted is not None and not _is_type(value, wanted):
-        yield f"{where} is a {type_name(value)} ({show(value, 60)}), expected {wanted}"
+        what = describe(value) if wanted in SHAPES else f"a {type_name(value)}"
+        yield f"{where} is {what} ({show(value, 60)}), expected {wanted}"
         return
     yield from _scalar(value, spec, where)
     yield from _contents(value, spec, where)
@@ -112,6 +136,21 @@ def _contents(value: Any, spec: Mapping[str, Any], where: str) -> Iterator[str]:
         else:
             for index, (item, inner) in enumerate(zip(value, positions, strict=True)):
                 yield from violations(item, inner, f"{where}[{index}]")
+    if "leaves" in spec:
+        for at, leaf in _leaves(value, where):
+            yield from violations(leaf, spec["leaves"], at)
+
+
+def _leaves(value: Any, where: str, depth: int = 0) -> Iterator[tuple[str, Any]]:
+    """Every scalar inside nested lists, tuples and dict values, with where it is."""
+    if isinstance(value, dict) and depth < 32:
+        for key, inner in value.items():
+            yield from _leaves(inner, f"{where}[{key!r}]", depth + 1)
+    elif isinstance(value, (list, tuple)) and depth < 32:
+        for index, inner in enumerate(value):
+            yield from _leaves(inner, f"{where}[{index}]", depth + 1)
+    else:
+        yield where, value
 
 
 class ValuesCheck(Check):
@@ -125,19 +164,27 @@ class ValuesCheck(Check):
     raised are left to the functional item; with no returned value at all the check is
     undecidable (`no-observations`).
 
-    Inputs: with `params` (parameter name to spec), every case whose arguments meet the
-    specs must return rather than raise (the function handles its whole stated range),
+    Inputs: with `params` (parameter name to spec), no case whose arguments meet the
+    specs may be rejected (the function handles its whole stated range): raising
+    ValueError, AssertionError or an exception class of the code's own is rejecting it;
+    any other exception (KeyError, IndexError...) is a crash the functional item reports,
     and with `reject-outside: true` every case with an argument outside its spec must
     raise (the function validates its inputs). The arguments come from the task's cases,
-    so write cases inside and outside the range.
+    so write cases inside and outside the range. `arguments` (a spec) does the same for
+    every argument of the spec's `type` (every argument when it names none), for ranges
+    stated without a parameter name ("integer inputs between 0 and 1000").
 
-    Options: `returns` (a spec) and/or `params` with `function`; `function` (only cases
-    calling it); `reject-outside` (bool). A spec
-    has any of: `type` (str, int, float, number, bool, list, tuple, dict, set, none),
+    Options: `returns` (a spec) and/or `params` or `arguments` with `function`;
+    `function` (only cases calling it); `reject-outside` (bool). A spec
+    has any of: `type` (str, int, float, number, bool, list, tuple, dict, set, none, or
+    a shape: graph, matrix, tree, json-text, datetime-text, read as the `types` check
+    reads them; `min-length`/`max-length` of a graph count its nodes, of a matrix its
+    rows, whose `items` are its rows),
     `min`, `max`, `decimals` (at most this many decimal places), `min-length`,
     `max-length`, `pattern` (regex a string must match), `one-of` (allowed values), and
     for containers `items` (a spec for every element, or every value of a dict), `keys`
-    (dict keys), `positions` (one spec per position, for fixed-size tuples).
+    (dict keys), `positions` (one spec per position, for fixed-size tuples), `leaves`
+    (a spec for every scalar inside, however deeply nested).
 
     Example:
 
@@ -148,13 +195,23 @@ class ValuesCheck(Check):
 
     name = "values"
     category = "Interface Specification"
+    advice = (
+        "Make the function return values that meet the stated spec (type, range, decimals, "
+        "length, allowed values) for every case, and where inputs outside the stated range must "
+        "be rejected, raise an exception for them."
+    )
     observes_calls = True
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
-        "anyOf": [{"required": ["returns"]}, {"required": ["params", "function"]}],
+        "anyOf": [
+            {"required": ["returns"]},
+            {"required": ["params", "function"]},
+            {"required": ["arguments", "function"]},
+        ],
         "properties": {
             "returns": SPEC,
             "params": {"type": "object", "additionalProperties": SPEC, "minProperties": 1},
+            "arguments": SPEC,
             "reject-outside": {"type": "boolean"},
             "function": {"type": "string", "minLength": 1},
         },
@@ -186,8 +243,40 @@ class ValuesCheck(Check):
             },
             calls=[{"function": "stats", "args": [[1, 1, 2]]}],
         ),
+        Sample(
+            "def rotate(m):\n    return [list(row) for row in zip(*m[::-1])]\n",
+            {
+                "function": "rotate",
+                "arguments": {
+                    "type": "matrix",
+                    "min-length": 2,
+                    "max-length": 10,
+                    "items": {"min-length": 2, "max-length": 10, "items": {"type": "int"}},
+                },
+                "returns": {"type": "matrix"},
+            },
+            calls=[{"function": "rotate", "args": [[[1, 2], [3, 4]]]}],
+        ),
+        Sample(
+            "import json\n\ndef report(totals):\n    return json.dumps({'total': sum(totals)})\n",
+            {"returns": {"type": "json-text"}},
+            calls=[{"function": "report", "args": [[1, 2]]}],
+        ),
     )
     violated_by = (
+        Sample(
+            "def count(start, end):\n    if end > 500:\n        raise ValueError(end)\n"
+            "    return end - start\n",
+            {"function": "count", "arguments": {"type": "int", "min": 0, "max": 1000}},
+            calls=[{"function": "count", "args": [0, 1000]}],
+            message="in range, but it raised",
+        ),
+        Sample(
+            "def report(totals):\n    return str({'total': sum(totals)})\n",
+            {"returns": {"type": "json-text"}},
+            calls=[{"function": "report", "args": [[1, 2]]}],
+            message="expected json-text",
+        ),
         Sample(
             "def grade(score):\n    if score > 100:\n        raise ValueError('too high')\n"
             "    return score // 10\n",
@@ -214,6 +303,7 @@ class ValuesCheck(Check):
         super().__init__(options)
         specs = [("returns", options.get("returns"))]
         specs += [(f"params.{k}", v) for k, v in (options.get("params") or {}).items()]
+        specs += [("arguments", options.get("arguments"))]
         for where, spec in specs:
             for at, pattern in spec_patterns(spec, where):
                 try:
@@ -232,7 +322,7 @@ class ValuesCheck(Check):
             scope = f" calling `{function}`" if function else ""
             raise Undecidable("invalid-task", f"the task has no call cases{scope} to observe")
         findings: list[Finding] = []
-        if "params" in self.options:
+        if "params" in self.options or "arguments" in self.options:
             findings += self._inputs(ctx, observed)
         if "returns" in self.options:
             returned = [(case, result) for case, result in observed if result.returned]
@@ -267,12 +357,13 @@ class ValuesCheck(Check):
             bound = dict(zip(names, case.args, strict=False)) | case.kwargs
             outside = [
                 problem
-                for name, spec in self.options["params"].items()
+                for name, spec in (self.options.get("params") or {}).items()
                 if name in bound
                 for problem in violations(bound[name], spec, f"`{name}`")
             ]
-            if not outside and result.raised:
-                raised = result.message.rsplit("raised ", 1)[-1]
+            outside += self._arguments(case, names)
+            raised = result.message.partition("but it raised ")[2] if result.raised else ""
+            if not outside and raised and _rejects(raised):
                 findings.append(_at(case, f"the arguments are in range, but it raised {raised}"))
             elif outside and self.options.get("reject-outside") and result.returned:
                 shown = show(decode(result.value), 60)
@@ -280,6 +371,40 @@ class ValuesCheck(Check):
                     _at(case, f"{outside[0]}, but it returned {shown} (expected it to raise)")
                 )
         return findings
+
+    def _arguments(self, case: CallCase, names: list[str]) -> list[str]:
+        """What is wrong with the case's arguments of the `arguments` spec's type."""
+        spec = self.options.get("arguments")
+        if spec is None:
+            return []
+        wanted = spec.get("type")
+        values = [
+            (f"`{names[i]}`" if i < len(names) else f"argument {i + 1}", v)
+            for i, v in enumerate(case.args)
+        ]
+        values += [(f"`{k}`", v) for k, v in case.kwargs.items()]
+        return [
+            problem
+            for where, value in values
+            if wanted is None or _is_type(value, wanted)
+            for problem in violations(value, spec, where)
+        ]
+
+
+#: Builtin exceptions that reject an input on purpose; every other builtin one is a bug.
+_REJECTIONS: Final = frozenset({"ValueError", "AssertionError"})
+_BUILTIN_EXCEPTIONS: Final = frozenset(
+    name
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException)
+)
+
+
+def _rejects(raised: str) -> bool:
+    """Whether `ValueError: ...`-like text names an exception raised to reject an input:
+    ValueError, AssertionError, or a class that is no builtin (the code's own)."""
+    name = raised.partition(":")[0].strip().rpartition(".")[2]
+    return name in _REJECTIONS or name not in _BUILTIN_EXCEPTIONS
 
 
 def _at(case: CallCase, problem: str) -> Finding:
@@ -301,7 +426,7 @@ def spec_patterns(spec: Any, where: str) -> Iterator[tuple[str, str]]:
         return
     if isinstance(spec.get("pattern"), str):
         yield f"{where}.pattern", spec["pattern"]
-    for key in ("items", "keys"):
+    for key in ("items", "keys", "leaves"):
         yield from spec_patterns(spec.get(key), f"{where}.{key}")
     for index, inner in enumerate(spec.get("positions") or ()):
         yield from spec_patterns(inner, f"{where}.positions[{index}]")

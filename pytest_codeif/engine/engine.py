@@ -247,6 +247,13 @@ class Engine:
                 ]
         except Undecidable as exc:
             return Verdict("error", error_kind=exc.kind, error=exc.message)
+        except RecursionError:
+            # Code nested deeper than a recursive walk can go: the code's size, not a bug.
+            return Verdict(
+                "error",
+                error_kind="too-large",
+                error=f"check {constraint.check_name!r}: the code is nested too deeply to walk",
+            )
         except Exception as exc:  # noqa: BLE001 - a broken check must not crash pytest
             return Verdict(
                 "error", error_kind="checker-failure", error=_crash_text(constraint, exc)
@@ -269,7 +276,16 @@ class Engine:
             return Evidence(self.display(unit.files[0].origin), None, finding.rule, finding.message)
         line = source.origin_line(finding.line)
         column = finding.column if source.line_origin is None else None
-        return Evidence(self.display(source.origin), line, finding.rule, finding.message, column)
+        return Evidence(
+            self.display(source.origin),
+            line,
+            finding.rule,
+            finding.message,
+            column,
+            source.relpath,
+            finding.line,
+            finding.column,
+        )
 
     def display(self, path: Path) -> str:
         """`path` as shown to the user: relative to the rootdir when inside it."""

@@ -46,7 +46,8 @@ def canonical(text: str) -> str:
         "o(n3)": "O(n^3)",
         "o(2^n)": "O(2^n)",
     }
-    found = table.get(re.sub(r"[^a-z0-9()^]", "", t))
+    # Anything else in the text (`O(n!)`, `O(n/2)`) is a class this table does not hold.
+    found = table.get(t) if re.fullmatch(r"[a-z0-9()^]+", t) else None
     if found is None:
         raise ValueError(
             f"{text!r} is not a complexity class this check knows ({', '.join(CLASSES)})"

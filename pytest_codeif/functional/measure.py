@@ -20,12 +20,14 @@ HARNESS: Final = Path(__file__).with_name("measure_harness.py")
 @dataclass(frozen=True)
 class Request:
     """What to measure: `function` of the unit's module on inputs from `input` (an
-    expression in `n`) at each of `sizes`; `measure` is "time" or "space"."""
+    expression in `n`), or from `generator` (a description for `input_builder.py`, as
+    JSON text) when it is set, at each of `sizes`; `measure` is "time" or "space"."""
 
     function: str
     input: str
     sizes: tuple[int, ...]
     measure: str
+    generator: str = ""
 
 
 def measure(
@@ -46,6 +48,10 @@ def measure(
         "input": request.input,
         "sizes": list(request.sizes),
         "measure": request.measure,
+        "generator": request.generator,
+        # A size whose measurement would take over a third of the timeout is not
+        # started: it could not be measured in three rounds anyway.
+        "budget": timeout / 3,
     }
     (io / "request.json").write_text(json.dumps(payload), encoding="utf-8")
     run = run_python(
@@ -66,8 +72,9 @@ def measure(
         if type(size) is int and size in request.sizes and isinstance(value, (int, float)):
             best[size] = min(best.get(size, float(value)), float(value))
     points = sorted(best.items())
-    if len(points) >= 3 and (run.timed_out or failed):
-        return points  # the larger sizes did not finish: fit what was measured
+    stopped = any("stopped" in r for r in records)
+    if len(points) >= 3 and (run.timed_out or failed or stopped):
+        return points  # the larger sizes did not finish, or would not: fit what was measured
     if failed is not None:
         where = f" at n={failed['size']}" if "size" in failed else ""
         raise Undecidable("crash", f"measuring `{request.function}`{where}: {failed['error']}")

@@ -16,8 +16,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from pytest_codeif.checks.algorithms.catalogue import lookup as lookup_algorithm
+from pytest_codeif.checks.algorithms.catalogue import names_technique
 from pytest_codeif.checks.framework import FRAMEWORKS
 from pytest_codeif.code.extract import extract_python
+from pytest_codeif.functional.growth import canonical
 from pytest_codeif.importers.yaml_out import write_task_file
 
 #: MultiCodeIF's type names -> Python annotations.
@@ -38,7 +41,22 @@ TYPES: Final = {
     "dictionary": "dict",
     "jsonobject": "dict",
     "set": "set",
+    # Shapes (see checks/shapes.py) and standard-library classes.
+    "graph": "graph",
+    "matrix": "matrix",
+    "tree": "tree",
+    "deque": "collections.deque",
+    "collections.deque": "collections.deque",
+    "counter": "collections.Counter",
+    "collections.counter": "collections.Counter",
+    "defaultdict": "collections.defaultdict",
+    "collections.defaultdict": "collections.defaultdict",
+    "queue.queue": "queue.Queue",
+    "heapq": "list",  # a heap is a list that `heapq` keeps in order
 }
+#: Names records put in type lists that are no type: a graph's `node` (any hashable) and
+#: `none` (a parameter defaulting to None). They are left out of the list.
+_NO_TYPE: Final = frozenset({"node", "none"})
 #: The taxonomy's category of each `type_file`.
 CATEGORIES: Final = {
     "input_output": "Interface Specification",
@@ -116,9 +134,13 @@ def _type(name: str) -> str:
     return found
 
 
-def _type_list(text: str) -> list[str]:
+def _type_list(text: str, out: Mapped | None = None) -> list[str]:
     inner = text.strip().strip("[]")
-    return [_type(t) for t in inner.split(",") if t.strip()]
+    names = [t.strip() for t in inner.split(",") if t.strip()]
+    skipped = [t for t in names if t.lower() in _NO_TYPE]
+    if skipped and out is not None:
+        out.left_out.append(f"{', '.join(skipped)}: no type to compare; left out of the list")
+    return [_type(t) for t in names if t.lower() not in _NO_TYPE]
 
 
 def _code_blocks(text: str) -> str | None:
@@ -173,6 +195,12 @@ def _output_range(text: str) -> dict[str, Any]:
         spec.update({"min": float(m.group(1)), "max": float(m.group(2))})
     if m := re.search(r"size in \[(\d+),\s*(\d+)\]", lowered):
         spec.update({"min-length": int(m.group(1)), "max-length": int(m.group(2))})
+    if "only integer values" in lowered:
+        spec.update({"type": "dict", "leaves": {"type": "int"}})
+    if lowered.startswith("string;") and ("empty string" in lowered or "character set" in lowered):
+        # "return an empty string if none": a str, never None. A character set read
+        # literally would fail the tests' own expected output (ids with letters).
+        spec["type"] = "json-text" if "curly braces" in lowered else "str"
     if not spec:
         raise Unmapped(f"output range {text!r} is not one of the forms mapped to a value spec")
     return spec
@@ -202,7 +230,9 @@ def _interface(r: TaskRecord, out: Mapped) -> None:
     elif r.kind.endswith("order"):
         # Records list the types the prompt stresses, not always every parameter
         # ("a list of records and two integers" is recorded as [int,int]).
-        types = _type_list(r.parts[2])
+        types = _type_list(r.parts[2], out)
+        if not types:
+            raise Unmapped(f"type list {r.parts[2]!r} names no type to compare")
         out.constraints.append(
             {
                 "check": "types",
@@ -223,24 +253,130 @@ def _output_range_check(r: TaskRecord, out: Mapped) -> None:
             "an output range is judged on observed values: needs tests and a function to call"
         )
     spec = _output_range(";".join(r.parts[1:]))
-    if r.parts[1].lower() == "list" and "items" not in spec:
-        spec["type"] = "list"
+    stated = TYPES.get(r.parts[1].strip().lower())
+    if "type" not in spec and stated in ("str", "int", "bool", "list", "dict", "set", "tuple"):
+        spec["type"] = stated  # the record names the result's type before its range
     out.constraints.append({"check": "values", "function": r.entry, "returns": spec})
 
 
+_NUMBER: Final = r"(-?\d+(?:\.\d+)?)"
+
+
+def _between(text: str, what: str) -> tuple[float, float] | None:
+    """`what ... between A and B` (or `from A to B`) in `text`: (A, B)."""
+    pattern = what + r"[^;,]*?(?:between|from) " + _NUMBER + r"(?:x\d+)? (?:and|to) " + _NUMBER
+    m = re.search(pattern, text)
+    return (float(m.group(1)), float(m.group(2))) if m else None
+
+
+def _whole(bounds: tuple[float, float]) -> dict[str, Any]:
+    return {"min-length": int(bounds[0]), "max-length": int(bounds[1])}
+
+
+def _input_spec(kind: str, text: str, out: Mapped) -> dict[str, Any]:
+    """A value spec for the arguments of type `kind` from a record's range text."""
+    lowered = text.lower()
+    base = TYPES.get(kind, kind)
+    spec: dict[str, Any] = {"type": "number" if base == "float" else base}
+    if base in ("int", "float") and (bounds := _between(lowered, r"(?:value|integer|float)")):
+        spec.update({"min": bounds[0], "max": bounds[1]})
+    if base == "float" and (m := re.search(r"precision must not exceed (\d+)", lowered)):
+        spec["decimals"] = int(m.group(1))
+    if base == "dict" and (bounds := _between(lowered, "number of entries")):
+        spec.update(_whole(bounds))
+    if base == "dict" and (m := re.search(r"keys must match regex (\S+)", text, re.IGNORECASE)):
+        spec["keys"] = {"pattern": m.group(1)}
+    if base == "matrix" and (bounds := _between(lowered, r"(?:row count|dimensions)")):
+        spec.update({**_whole(bounds), "items": _whole(bounds)})
+        if cells := _between(lowered, "cell values"):
+            spec["items"]["items"] = {"min": cells[0], "max": cells[1]}
+    if base == "graph" and (bounds := _between(lowered, "number of vertices")):
+        spec.update(_whole(bounds))
+        if "edges" in lowered:
+            out.left_out.append("the number of edges is not checked")
+    if base == "list" and (bounds := _between(lowered, "integers")):
+        spec["items"] = {"type": "int", "min": bounds[0], "max": bounds[1]}
+    if len(spec) == 1:
+        raise Unmapped(f"input range {text!r} is not one of the forms mapped to a value spec")
+    return spec
+
+
 def _input_range(r: TaskRecord, out: Mapped) -> None:
-    raise Unmapped(
-        "an input range is free text naming no parameter; write it as a `values` check "
-        "with `params` and cases inside and outside the range"
-    )
+    """Arguments of the record's type within its range: every test case whose arguments
+    are inside must return (the function handles its whole range); cases outside may
+    do anything (the tests expect None, False or an error)."""
+    kind, text = r.parts[2].strip().lower(), ";".join(r.parts[3:])
+    if m := re.match(r"\s*typelist:\s*\((.*)\)", text, re.IGNORECASE):
+        inner = ", ".join(_type(t) for t in m.group(1).split(","))
+        param = f"{_type(kind)}[{inner}]"
+        out.constraints.append({"check": "types", "function": r.parts[1], "param-type": param})
+        return
+    if not r.has_tests:
+        raise Unmapped("an input range is judged on the tests' arguments: the record has none")
+    spec = _input_spec(kind, text, out)
+    out.constraints.append({"check": "values", "function": r.parts[1], "arguments": spec})
 
 
 def _language(r: TaskRecord, out: Mapped) -> None:
     out.constraints.append({"check": "python-version", "version": "3.13"})
 
 
+#: What a language-version prompt names, in its words -> the `python-version` feature
+#: that decides it. "Enhanced exception handling" names nothing 3.13 added: read as the
+#: newest such feature, exception groups and notes (3.11), as models write it.
+_VERSION_FEATURES: Final = (
+    (r"walrus|assignment expression", "walrus"),
+    (r"positional-only|position-only", "positional-only"),
+    (r"pattern matching|\bmatch\b[^.]{0,20}statement|'match'|`match`", "match"),
+    (
+        r"enhanced (?:exception|error)[- ]handling|exception groups?|except\*",
+        "exception-groups",
+    ),
+    (r"self-documenting|f-strings? with `?=", "fstring-equals"),
+    (r"dict(?:ionary)? (?:union|merge) operator", "dict-union"),
+    (r"removeprefix|removesuffix", "str-removeprefix"),
+    (r"union types?|`x \| y`", "union-types"),
+    (r"parenthesi[sz]ed context managers?", "parenthesized-context-managers"),
+    (r"zip\([^)]*strict|strict zip", "zip-strict"),
+    (r"\btomllib\b", "tomllib"),
+    (r"typing\.self\b|`self` type", "typing-self"),
+    (r"taskgroup|task groups?", "task-groups"),
+    (r"type parameter syntax|pep 695|generic syntax", "type-parameters"),
+    (r"itertools\.batched", "itertools-batched"),
+    (r"@override|typing\.override", "override"),
+)
+#: The prompt asks for what a version added without naming it ("the new ... provided in
+#: Python 3.13", "Python 3.13's features").
+_VERSION_NEWS: Final = (
+    r"(?:new|latest|introduced in|provided in|added in|features of|features in)\b"
+    r"[^.]{0,80}python\s*{v}\b|python\s*{v}'s\b"
+)
+#: The versions `python-version`'s `uses` option knows (its table's).
+_FEATURE_VERSIONS: Final = frozenset(f"3.{minor}" for minor in range(5, 14))
+
+
 def _version(r: TaskRecord, out: Mapped) -> None:
-    out.constraints.append({"check": "python-version", "version": r.parts[1]})
+    """A language-version record: the code runs on the version, and where the prompt asks
+    for the version's features (by name, or as "the new ... of Python X"), uses them."""
+    version = r.parts[1].strip()
+    if not re.fullmatch(r"3\.\d{1,2}", version):
+        raise Unmapped(f"Python version {version!r} is not of the form 3.N")
+    constraint: dict[str, Any] = {"check": "python-version", "version": version}
+    lowered = r.prompt.lower()
+    named = [f for pattern, f in _VERSION_FEATURES if re.search(pattern, lowered)]
+    if named:
+        constraint["features"] = list(dict.fromkeys(named))
+        if "exception-groups" in named:
+            out.left_out.append(
+                "'enhanced exception handling' read as exception groups and notes "
+                "(`except*`, `ExceptionGroup`, `add_note`: Python 3.11)"
+            )
+    elif re.search(_VERSION_NEWS.replace("{v}", re.escape(version)), lowered):
+        if version in _FEATURE_VERSIONS:
+            constraint["uses"] = version
+        else:
+            out.left_out.append(f"features of Python {version} are not in the table (3.5-3.13)")
+    out.constraints.append(constraint)
 
 
 def _advanced_syntax(r: TaskRecord, out: Mapped) -> None:
@@ -278,14 +414,63 @@ def _structure(r: TaskRecord, out: Mapped) -> None:
 
 
 def _algorithm(r: TaskRecord, out: Mapped) -> None:
+    """A technique (dynamic programming, greedy...) for the `algorithm` check; a named
+    algorithm (Kadane, Miller-Rabin, a B-tree...) for `named-algorithm`, with the
+    library's implementation allowed when the record names the technique in general
+    ("in-place shuffling"); any other name stays unmapped."""
     technique = _ALGORITHMS.get(r.answer.strip().lower())
-    if technique is None:
-        raise Unmapped(f"algorithm {r.answer.strip()!r} is not recognisable from structure")
-    out.constraints.append({"check": "algorithm", "require": [technique]})
+    if technique is not None:
+        out.constraints.append({"check": "algorithm", "require": [technique]})
+        return
+    named = lookup_algorithm(r.answer)
+    if named is None:
+        raise Unmapped(
+            f"algorithm {r.answer.strip()!r} is neither a technique of `algorithm` nor in "
+            "the catalogue of `named-algorithm`"
+        )
+    options: dict[str, Any] = {"check": "named-algorithm", "name": named.name}
+    if names_technique(r.answer):
+        options["allow-library"] = True
+    out.constraints.append(options)
+
+
+def _complexity_class(answer: str, out: Mapped) -> tuple[str, list[str]]:
+    """The class to require and the parameters to hold, for a record's class: a variable
+    other than n is a parameter held at the tests' value (O(k): constant in the input's
+    size), unless it only bounds a log factor (O(n log k) <= O(n log n))."""
+    text = answer.strip().replace(" ", "")
+    if text.lower() in ("o(n/2)", "o(n/k)"):
+        return "O(n)", []
+    if text.lower() == "o(nlogk)":
+        out.left_out.append("O(n log k) is read as O(n log n): k is at most n")
+        return "O(n log n)", []
+    if text.lower() == "o(k)":
+        out.left_out.append("O(k) is read with `k` held at the tests' value: constant in n")
+        return "O(1)", ["k"]
+    return canonical(answer), []
 
 
 def _complexity(r: TaskRecord, out: Mapped) -> None:
-    raise Unmapped("complexity is measured on growing inputs; the record gives no input generator")
+    """Measured on inputs grown from the record's tests. Some records of one kind state
+    the other in their prompt ("space complexity" records asking "a time complexity of
+    O(n)"): both are checked then."""
+    if not r.has_tests or r.entry is None:
+        raise Unmapped(
+            "complexity is measured on inputs grown from the record's tests: "
+            "needs tests and a function to call"
+        )
+    try:
+        required, hold = _complexity_class(r.answer, out)
+    except ValueError:
+        raise Unmapped(f"complexity class {r.answer!r} is not one this check measures") from None
+    lowered = r.prompt.lower()
+    measures = {"space" if r.kind == "algorithm_space_complexity" else "time"}
+    measures |= {m for m in ("time", "space") if f"{m} complexity" in lowered}
+    constraint: dict[str, Any] = {"check": "complexity", "function": r.entry}
+    constraint.update({m: required for m in sorted(measures, reverse=True)})
+    if hold:
+        constraint["hold"] = hold
+    out.constraints.append(constraint)
 
 
 def _naming(r: TaskRecord, out: Mapped) -> None:
@@ -317,17 +502,46 @@ def _braces(r: TaskRecord, out: Mapped) -> None:
     raise Unmapped("brace style does not apply to Python (blocks are indentation)")
 
 
+def _said_after(prompt: str, word: str) -> str:
+    """What `prompt` (lower case) says after `word` in each sentence holding it: "a
+    docstring describing its purpose and parameters" -> "describing its purpose..."."""
+    sentences = re.split(r"(?<=[.!?])\s+", prompt.lower())
+    return " ".join(s.split(word, 1)[1] for s in sentences if word in s)
+
+
 def _comments(r: TaskRecord, out: Mapped) -> None:
-    if "docstring" not in r.parts[1].lower():
-        raise Unmapped(f"comment style {r.parts[1]!r} has no ruff rule")
-    out.constraints.append(
-        {
-            "check": "ruff",
-            "select": ["D1", "D2", "D3"],
-            "convention": "pep257",
-            "ignore": ["D100", "D104", "D105", "D107"],
-        }
-    )
+    """A comment-style record -> the `comments` check. The style names the form (docstring,
+    single-line, multi-line, inline); the prompt says where (the function it names, or
+    a class and its methods) and what a docstring must cover (parameters, return value)."""
+    style = r.parts[1].lower()
+    options: dict[str, Any] = {"check": "comments"}
+    if r.entry:  # the function the prompt names, or a class: it and its methods
+        options["function"] = r.entry
+    if "docstring" in style:
+        options["docstrings"] = "required"
+        about = _said_after(r.prompt, "docstring")
+        mentions = [
+            kind
+            for kind, pattern in (("parameters", r"parameter|argument"), ("returns", r"return"))
+            if re.search(pattern, about)
+        ]
+        if mentions:
+            options["docstring-mentions"] = mentions
+        # "Also include inline comments...", "single-line comments (// Note) for notes"
+        if re.search(r"\b(?:inline|single-line|line|brief)\s+comments\b", r.prompt.lower()):
+            options["min-comments"] = 1
+    elif "single-line" in style or "single line" in style:
+        options["function-start"] = "comment"
+        if "step" in _said_after(r.prompt, "comment"):
+            options["min-comments"] = 2  # the function's purpose, and at least one step
+    elif "multi-line" in style or "multiline" in style or "block" in style:
+        # A docstring is Python's multi-line comment as much as a block of `#` lines.
+        options.update({"function-start": "either", "start-lines": 2})
+    elif "inline" in style:
+        options["inline"] = "required"
+    else:
+        raise Unmapped(f"comment style {r.parts[1]!r} is not one the comments check knows")
+    out.constraints.append(options)
 
 
 def _declarations(r: TaskRecord, out: Mapped) -> None:
@@ -427,8 +641,14 @@ def _quality_from_prompt(prompt: str, mapped: Mapped) -> None:
         mapped.constraints.append(
             {"check": "ruff", "select": ["C901"], "max-complexity": int(m.group(1))}
         )
-    if m := re.search(r"compatible with python (3\.\d+)", lowered):
-        mapped.constraints.append({"check": "python-version", "version": m.group(1)})
+    # "compatible with Python 3.6 to 3.12": nothing newer than the oldest, and nothing
+    # the newest removed (each end its own constraint).
+    if m := re.search(
+        r"compatible with python (3\.\d+)(?:\s*(?:to|through|-|and)\s*(?:python\s*)?(3\.\d+))?",
+        lowered,
+    ):
+        for version in dict.fromkeys(v for v in m.groups() if v):
+            mapped.constraints.append({"check": "python-version", "version": version})
     for pattern, constraint in _QUALITY_RULES:
         if re.search(pattern, prompt, re.IGNORECASE):
             mapped.constraints.append(dict(constraint))

@@ -26,13 +26,14 @@ def rule_id(record: Record) -> str:
 
 def finding_text(record: Record, evidence: dict[str, Any]) -> str:
     """A finding's message with its rule (when it says more than the check's name), then
-    the constraint's `message`, what the user was told to do."""
+    what to do: the constraint's `message`, or else the check's own advice."""
     text = str(evidence["message"])
     rule = str(evidence.get("rule") or "")
     if rule and rule != record.get("check"):
         text = f"[{rule}] {text}"
-    if record.get("message"):
-        text += f"\nWhat to do: {record['message']}"
+    todo = record.get("message") or record.get("advice")
+    if todo:
+        text += f"\nWhat to do: {todo}"
     return text
 
 

@@ -16,11 +16,12 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Final
 
+from pytest_codeif.report.decay import decay
 from pytest_codeif.report.records import Record
 from pytest_codeif.report.summary import summarize
 
 SCHEMA_PATH: Final = Path(__file__).with_name("report.schema.json")
-_TASK_KEYS: Final = ("file", "task", "metadata")
+_TASK_KEYS: Final = ("file", "task", "metadata", "code")
 
 
 def build_report(
@@ -46,10 +47,14 @@ def build_report(
                 "file": record["file"],
                 "id": record["task"],
                 "metadata": record.get("metadata") or {},
+                "code": None,
                 "constraints": [],
                 "functional": None,
             },
         )
+        # One record of the task carries its code (two under pytest-xdist: the same).
+        if task["code"] is None and record.get("code") is not None:
+            task["code"] = record["code"]
         body = {k: v for k, v in record.items() if k not in _TASK_KEYS}
         if record["kind"] == "functional":
             task["functional"] = body
@@ -65,11 +70,26 @@ def build_report(
             "python": platform.python_version(),
             **versions,
         },
-        "summary": summarize(ordered).to_dict(),
+        "summary": {**summarize(ordered).to_dict(), "decay": decay(ordered).to_dict()},
         "tasks": [tasks[k] for k in sorted(tasks)],
         "invalid": invalid,
         "lost": lost,
     }
+
+
+def records_of(report: dict[str, Any]) -> list[Record]:
+    """The flat outcome records a report was built from (the task's code on the first)."""
+    records: list[Record] = []
+    for task in report["tasks"]:
+        shared = {"file": task["file"], "task": task["id"], "metadata": task["metadata"]}
+        outcomes = [*task["constraints"], *([task["functional"]] if task["functional"] else [])]
+        found = [{**outcome, **shared} for outcome in outcomes]
+        if found and task.get("code") is not None:
+            found[0]["code"] = task["code"]
+        records.extend(found)
+    records.extend(report["invalid"])
+    records.extend(report["lost"])
+    return records
 
 
 def write_atomically(path: Path, data: dict[str, Any]) -> None:

@@ -6,8 +6,9 @@ Plain built-in types only, so pytest-xdist can carry them from workers to the co
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
+from pytest_codeif.checks.base import advice_of
 from pytest_codeif.errors import TaskFileError, format_key_path
 from pytest_codeif.outcome import Evidence, FunctionalOutcome, Verdict
 from pytest_codeif.report.fingerprints import evidence_fingerprints
@@ -18,6 +19,22 @@ Record = dict[str, Any]
 #: The `check` and `constraint` that findings of a task's functional tests are filed
 #: under (in fingerprints and SARIF rule ids): they belong to no check.
 FUNCTIONAL_SCOPE = ("functional", "tests")
+#: What to do about failing functional tests (records' `advice`, as a check's for its
+#: constraints).
+FUNCTIONAL_ADVICE: Final = (
+    "Fix the code so that each failing case gives the expected result; the case's line in "
+    "the task file shows the call and what it expects."
+)
+#: Longest task instruction a record carries (each outcome of the task carries it, for
+#: feedback): a prompt is a few hundred characters, a pasted document is cut.
+MAX_INSTRUCTION_CHARS: Final = 4_000
+
+
+def _instruction(task: Task) -> str | None:
+    text = task.instruction
+    if text is None or len(text) <= MAX_INSTRUCTION_CHARS:
+        return text
+    return f"{text[:MAX_INSTRUCTION_CHARS]}... ({len(text)} characters in all)"
 
 
 def _evidence(
@@ -34,6 +51,9 @@ def _evidence(
             "column": e.column,
             "rule": e.rule,
             "message": e.message,
+            "code_path": e.code_path,
+            "code_line": e.code_line,
+            "code_column": e.code_column,
         }
         if prints is not None:
             entry["fingerprint"] = prints[index]
@@ -55,6 +75,7 @@ def _base(
         "file": file,
         "task": task.id,
         "metadata": task.metadata,
+        "instruction": _instruction(task),
         "status": verdict.status,
         "error_kind": verdict.error_kind,
         "error": verdict.error,
@@ -86,6 +107,8 @@ def constraint_record(
         "level": constraint.level,
         "options": dict(constraint.check.options),
         "message": constraint.message,
+        # What to do: the constraint's own message, else the check's advice.
+        "advice": constraint.message or advice_of(constraint.check),
         "constraints_in_task": len(task.constraints),
         "has_tests": task.has_tests,
     }
@@ -105,6 +128,7 @@ def functional_record(
         "line": task.location.line,
         "cases": cases,
         "cases_passed": sum(c["status"] == "passed" for c in cases),
+        "advice": FUNCTIONAL_ADVICE,
         "constraints_in_task": len(task.constraints),
         "has_tests": True,
     }

@@ -1,6 +1,7 @@
 """The controller-side reporter: gathers outcome records from test reports (its own or
 those pytest-xdist workers send) and writes the terminal summary, the JSON report, the
-SARIF log and GitHub annotations, and applies the CI gate (`thresholds.py`)."""
+SARIF log, GitHub annotations and the feedback (`feedback.py`), and applies the CI gate
+(`thresholds.py`)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,10 @@ from typing import Any
 import pytest
 
 from pytest_codeif.report.annotations import MODES, annotation_lines, enabled
-from pytest_codeif.report.findings import source_root
+from pytest_codeif.report.decay import decay
+from pytest_codeif.report.feedback import feedback_format, file_lines, write_text
+from pytest_codeif.report.feedback import render as render_feedback
+from pytest_codeif.report.findings import repo_path, source_root
 from pytest_codeif.report.groups import by_group
 from pytest_codeif.report.groups import render as render_groups
 from pytest_codeif.report.groups import to_dict as groups_to_dict
@@ -123,7 +127,8 @@ class CodeifReporter:
                 terminalreporter.write_line(line)
         if self.records:
             terminalreporter.write_sep("=", "codeif: constraint satisfaction")
-            for line in render(summarize(self.records)):
+            summary = summarize(self.records)
+            for line in render(summary, decay(self.records)) + summary.gate_lines():
                 terminalreporter.write_line(line)
             key = self._group_by()
             if key:
@@ -165,6 +170,39 @@ class CodeifReporter:
             self._write(
                 self._target(sarif_path, base), self._sarif(int(exitstatus), complete), "SARIF"
             )
+        self._write_feedback()
+
+    def _write_feedback(self) -> None:
+        """`--codeif-feedback` (paths relative to where pytest was invoked), else the ini
+        `codeif_feedback` (relative to the rootdir): Markdown or JSONL by suffix."""
+        paths = self.config.getoption("codeif_feedback", None)
+        base = self.config.invocation_params.dir
+        if not paths:
+            paths, base = self.config.getini("codeif_feedback"), self.config.rootpath
+        if not paths:
+            return
+        rootdir = self.config.rootpath
+        root = source_root(rootdir)
+        docs = {
+            check.name: (inspect.cleandoc(check.__doc__ or "").splitlines() or [""])[0]
+            for check in get_state(self.config).registry
+        }
+        for path in paths:
+            target = self._target(path, base)
+            fmt = feedback_format(target)
+            text = render_feedback(
+                self.records,
+                fmt,
+                docs=docs,
+                lines_of=file_lines(rootdir),
+                relocate=lambda shown: repo_path(shown, rootdir, root) or shown,
+            )
+            try:
+                write_text(target, text)
+            except OSError as exc:
+                self.notices.append(f"codeif: cannot write feedback to {target}: {exc}")
+                continue
+            self.notices.append(f"codeif: feedback ({fmt}) written to {target}")
 
     def _sarif(self, exit_status: int, complete: bool) -> dict[str, Any]:
         registry = get_state(self.config).registry

@@ -2,8 +2,9 @@
 
 One run, whose tool is pytest-codeif. Each constraint is a rule `<check>/<constraint id>`
 (`functional/tests` for functional tests), described by its check's docstring (first line:
-`shortDescription`; up to its options: `fullDescription`; whole: `help`) and by the
-constraint's `message` when every constraint of that id says the same. Each finding of a
+`shortDescription`; up to its options: `fullDescription`; whole: `help`) and by what to
+do when every constraint of that id says the same (the constraint's `message`, else its
+check's advice). Each finding of a
 violated item is a result of level `error` at its file and line, relative to the
 repository root (`uriBaseId` `%SRCROOT%`), with the finding's message and the constraint's
 `message`, and a `partialFingerprints` entry that ignores line numbers (see
@@ -11,6 +12,12 @@ repository root (`uriBaseId` `%SRCROOT%`), with the finding's message and the co
 not findings in the code: they are the invocation's `toolExecutionNotifications`, level
 `warning` for an undecidable verdict and `error` for a task file that could not be read
 or an item whose verdict never arrived, so they never open a code-scanning alert.
+
+With a baseline (`--codeif-baseline`), a finding it accepts is still a result, with
+`baselineState` `unchanged` and an `external` suppression (accepted), so a reviewer can
+see it and code scanning does not alert on it; every other result is `new`. No
+`baselineGuid`: the baseline is pytest-codeif's file, not an earlier SARIF run. Findings
+outside the changed code (`--codeif-changed-since`) are not results: they were not judged.
 
 Built from records alone, in node-id order, so plain runs and pytest-xdist runs give the
 same log. Valid against the OASIS schema (`fixtures/sarif/`, tested).
@@ -48,6 +55,13 @@ _FUNCTIONAL_DOC: Final = (
     "Why: the code must work as well as be built as asked. Call cases and pytest files "
     "run in the sandbox; a finding points at the failing case's line in the task file."
 )
+#: How a finding the baseline file accepts is suppressed (SARIF §3.35: kept outside the
+#: source, accepted).
+_BASELINE_SUPPRESSION: Final = {
+    "kind": "external",
+    "status": "accepted",
+    "justification": "recorded in the pytest-codeif baseline file (--codeif-baseline)",
+}
 _SECTION = re.compile(r"^(Options|Example)s?:", re.MULTILINE)
 
 
@@ -66,7 +80,9 @@ def _rule(rid: str, records: list[Record], doc: str) -> dict[str, Any]:
     first = records[0]
     check = "functional" if first["kind"] == "functional" else str(first["check"])
     summary, description = _doc_parts(doc, check)
-    messages = {r.get("message") for r in records}
+    # The constraint's message, else its check's advice (reports from before records
+    # carried `advice` have only the message).
+    messages = {r.get("advice") or r.get("message") for r in records}
     advice = ""
     if len(messages) == 1 and (message := messages.pop()):
         advice = f"What to do: {message}"
@@ -111,8 +127,10 @@ def _location(
 
 
 def _results(
-    record: Record, rule_index: int, *, rootdir: Path, root: Path
+    record: Record, rule_index: int, *, rootdir: Path, root: Path, absorbed: bool = False
 ) -> Iterable[dict[str, Any]]:
+    """The results of a record's findings; with `absorbed`, of those its baseline
+    accepts (`gate.absorbed`), each suppressed and `unchanged`, where the others are `new`."""
     rid = rule_id(record)
     properties: dict[str, Any] = {
         "nodeid": record["nodeid"],
@@ -121,8 +139,9 @@ def _results(
     }
     if record["kind"] == "constraint":
         properties.update(constraint=record["constraint"], check=record["check"])
-    evidence = record.get("evidence") or []
-    if not evidence:  # a violation always has evidence; should one not, point at the item
+    gate = record.get("gate") or {}
+    evidence = (gate.get("absorbed") if absorbed else record.get("evidence")) or []
+    if not evidence and not absorbed:  # a violation has evidence; else, point at the item
         evidence = [{"path": record["file"], "line": record.get("line"), "message": "violated"}]
     for item in evidence:
         text = f"{finding_text(record, item)}\n({item_label(record)})"
@@ -140,6 +159,10 @@ def _results(
         }
         if item.get("fingerprint"):
             result["partialFingerprints"] = {FINGERPRINT_KEY: item["fingerprint"]}
+        if "baseline" in gate:
+            result["baselineState"] = "unchanged" if absorbed else "new"
+        if absorbed:
+            result["suppressions"] = [_BASELINE_SUPPRESSION]
         yield result
 
 
@@ -196,6 +219,9 @@ def build_sarif(
             results.extend(_results(record, index[rid], rootdir=rootdir, root=root))
         elif record["status"] == "error":
             notifications.append(_notification(record, index, rootdir=rootdir, root=root))
+        if (record.get("gate") or {}).get("absorbed"):
+            rid = rule_id(record)
+            results.extend(_results(record, index[rid], rootdir=rootdir, root=root, absorbed=True))
     invocation: dict[str, Any] = {
         "executionSuccessful": complete,
         "exitCode": exit_status,

@@ -1,7 +1,9 @@
 """Aggregate outcome records into satisfaction figures: the summary as plain data.
 
 Rates divide satisfied by all outcomes, errors included: a constraint the tool could not
-judge was not shown to be satisfied. Errors are also counted apart, by kind.
+judge was not shown to be satisfied. Errors are also counted apart, by kind. Constraints
+skipped by the CI gate (`--codeif-changed-since`: no change in their scope) were not
+judged at all: they are counted apart and are in no rate's denominator.
 """
 
 from __future__ import annotations
@@ -15,11 +17,13 @@ from pytest_codeif.report.records import Record
 
 @dataclass
 class Tally:
-    """Satisfied / violated / error counts of a group of outcomes."""
+    """Satisfied / violated / error counts of a group of outcomes; skipped ones (not
+    judged) are counted apart, outside `total`."""
 
     satisfied: int = 0
     violated: int = 0
     errors: int = 0
+    skipped: int = 0
 
     @property
     def total(self) -> int:
@@ -34,16 +38,54 @@ class Tally:
             self.satisfied += 1
         elif status == "violated":
             self.violated += 1
+        elif status == "skipped":
+            self.skipped += 1
         else:
             self.errors += 1
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        found = {
             "satisfied": self.satisfied,
             "violated": self.violated,
             "errors": self.errors,
             "total": self.total,
             "rate": self.rate,
+        }
+        if self.skipped:  # only under --codeif-changed-since
+            found["skipped"] = self.skipped
+        return found
+
+
+@dataclass
+class GateFigures:
+    """What the CI gate's filters left out (`gate/`): findings outside the changed code,
+    findings the baseline absorbed (or recorded, when writing it), and recorded findings
+    no longer found. Summed from each record's `gate` entry."""
+
+    outside_changes: int = 0
+    absorbed: int = 0
+    recorded: int = 0
+    disappeared: int = 0
+    baseline: bool = False  # a baseline was read or written
+    changed_only: bool = False  # --codeif-changed-since
+
+    def add(self, gate: dict[str, Any]) -> None:
+        found = len(gate.get("absorbed") or [])
+        if gate.get("baseline") == "write":
+            self.recorded += found
+        else:
+            self.absorbed += found
+        self.baseline = self.baseline or "baseline" in gate
+        self.changed_only = self.changed_only or "outside_changes" in gate or "skipped" in gate
+        self.outside_changes += int(gate.get("outside_changes") or 0)
+        self.disappeared += int(gate.get("disappeared") or 0)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "outside_changes": self.outside_changes,
+            "baseline_absorbed": self.absorbed,
+            "baseline_recorded": self.recorded,
+            "baseline_disappeared": self.disappeared,
         }
 
 
@@ -65,6 +107,7 @@ class Summary:
     invalid: int = 0
     lost: int = 0  # items whose verdict never arrived (crashed worker)
     cached: int = 0  # verdicts reused from an earlier run
+    gate: GateFigures | None = None  # with --codeif-changed-since or --codeif-baseline
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -82,7 +125,30 @@ class Summary:
             "errors_by_kind": dict(sorted(self.errors_by_kind.items())),
             "invalid_tasks": self.invalid,
             "lost_items": self.lost,
+            **({"gate": self.gate.to_dict()} if self.gate is not None else {}),
         }
+
+    def gate_lines(self) -> list[str]:
+        """Sentences on what the CI gate's filters left out (none without them)."""
+        if self.gate is None:
+            return []
+        lines: list[str] = []
+        skipped = self.constraints.skipped
+        if self.gate.changed_only:
+            lines.append(f"skipped: {_many(skipped, 'constraint')}, no changed file in scope")
+            outside = _many(self.gate.outside_changes, "finding")
+            lines.append(f"not counted: {outside} outside the changed code")
+        if self.gate.recorded:
+            lines.append(f"baseline: {_many(self.gate.recorded, 'finding')} recorded")
+        elif self.gate.baseline:
+            absorbed = _many(self.gate.absorbed, "finding")
+            gone = _many(self.gate.disappeared, "recorded finding")
+            lines.append(f"baseline: {absorbed} absorbed, {gone} no longer found")
+        return lines
+
+
+def _many(count: int, what: str) -> str:
+    return f"{count} {what}{'s' if count != 1 else ''}"
 
 
 def summarize(records: Iterable[Record]) -> Summary:
@@ -100,6 +166,9 @@ def summarize(records: Iterable[Record]) -> Summary:
             summary.lost += 1
             continue
         summary.cached += bool(record.get("cached"))
+        if isinstance(record.get("gate"), dict):
+            summary.gate = summary.gate or GateFigures()
+            summary.gate.add(record["gate"])
         tasks.setdefault((record["file"], record["task"]), []).append(record)
         if record["kind"] == "functional":
             summary.functional.add(record["status"])
@@ -117,14 +186,20 @@ def summarize(records: Iterable[Record]) -> Summary:
 
 
 def _task_level(summary: Summary, records: list[Record]) -> None:
-    constraints = [r for r in records if r["kind"] == "constraint"]
-    functional = [r for r in records if r["kind"] == "functional"]
+    judged = [r for r in records if r["status"] != "skipped"]
+    constraints = [r for r in judged if r["kind"] == "constraint"]
+    functional = [r for r in judged if r["kind"] == "functional"]
     statuses = [r["status"] for r in constraints]
     if constraints:
         status = _combine(statuses)
         summary.tasks_all.add(status)
         summary.by_count.setdefault(len(constraints), Tally()).add(status)
-    summary.tasks_strict.add(_combine(statuses + [r["status"] for r in functional]))
+    elif len(judged) < len(records):  # every constraint skipped
+        summary.tasks_all.add("skipped")
+    if judged:
+        summary.tasks_strict.add(_combine(statuses + [r["status"] for r in functional]))
+    else:
+        summary.tasks_strict.add("skipped")
 
 
 def _combine(statuses: list[str]) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pytest_codeif.report.decay import Decay
+from pytest_codeif.report.decay import render as render_decay
 from pytest_codeif.report.summary import Summary, Tally
 
 WIDTH = 80
@@ -24,23 +26,17 @@ def _header(title: str) -> str:
     return f"{title:<{_NAME + 2}} {'satisfied':>11} {'rate':>7} {'violated':>9} {'errors':>7}"
 
 
-def render(summary: Summary) -> list[str]:
-    """The summary section's lines (without pytest's section rule)."""
+def render(summary: Summary, decay: Decay | None = None) -> list[str]:
+    """The summary section's lines (without pytest's section rule); with `decay`, the
+    constraint-decay table when the data has levels or tasks with different counts."""
     lines: list[str] = []
     if summary.by_check:
         lines.append(_header("by check"))
         lines.extend(_row(name, t) for name, t in sorted(summary.by_check.items()))
         lines.append(_header("by category"))
         lines.extend(_row(name, t) for name, t in sorted(summary.by_category.items()))
-    if summary.by_level:
-        lines.append(_header("by level"))
-        lines.extend(_row(f"level {lvl}", t) for lvl, t in sorted(summary.by_level.items()))
-    if len(summary.by_count) > 1:
-        lines.append(_header("tasks by number of constraints"))
-        lines.extend(
-            _row(f"{n} constraint{'s' if n != 1 else ''}", t)
-            for n, t in sorted(summary.by_count.items())
-        )
+    if decay is not None:
+        lines.extend(render_decay(decay))
     lines.append(_header("overall"))
     lines.append(_row("constraints", summary.constraints))
     lines.append(_row("tasks: all constraints", summary.tasks_all))

@@ -10,7 +10,10 @@ an invalid task file, a lost item, any other test's failure, a run stopped early
 Scopes: `constraints` (the default: satisfied / all constraint outcomes, errors
 included, the summary's constraint-level rate) and `tasks` (tasks with every constraint
 satisfied / all tasks). A rate is a fraction (`0.9`) or a percentage (`90%`). With no
-outcome in its scope, a rate threshold is missed: a gate that saw nothing did not pass.
+outcome in its scope, a rate threshold is missed: a gate that saw nothing did not pass;
+unless what it did not see was skipped by `--codeif-changed-since` (no change in the
+scope of any constraint): then there was nothing to judge, and the threshold is met.
+Skipped constraints are in no rate's denominator; the verdict's line counts them.
 """
 
 from __future__ import annotations
@@ -139,9 +142,14 @@ def _percent(rate: float) -> str:
 def _judge_rate(threshold: RateThreshold, tally: Tally) -> Verdict:
     what = _SCOPE_TEXT[threshold.scope]
     required = _percent(threshold.rate)
+    skipped = f"; {tally.skipped} skipped" if tally.skipped else ""
+    if tally.rate is None and tally.skipped:
+        return Verdict(
+            True, f"{what}: no outcomes to rate ({tally.skipped} skipped: nothing changed)"
+        )
     if tally.rate is None:
         return Verdict(False, f"{what}: no outcomes to rate, {required} required")
-    shown = f"{_percent(tally.rate)} ({tally.satisfied}/{tally.total})"
+    shown = f"{_percent(tally.rate)} ({tally.satisfied}/{tally.total}{skipped})"
     if tally.rate >= threshold.rate:
         return Verdict(True, f"{what} {shown} reaches the required {required}")
     return Verdict(False, f"{what} {shown} is under the required {required}")

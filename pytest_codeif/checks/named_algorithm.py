@@ -1,0 +1,131 @@
+"""The `named-algorithm` check: the code implements the algorithm an instruction names
+(Miller-Rabin, FNV-1a, Kadane, merge sort, a B-tree...), recognised by its structure and,
+where structure cannot tell, by the values its call cases returned."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar
+
+from pytest_codeif.checks.algorithms.catalogue import CATALOGUE, documentation, lookup, names
+from pytest_codeif.checks.algorithms.recogniser import Code
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
+from pytest_codeif.checks.structure import scopes
+
+_RULE = "named-algorithm"
+
+
+class NamedAlgorithmCheck(Check):
+    """The code implements a named algorithm, recognised by the parts that make it.
+
+    Why: "use the Miller-Rabin test", "hash with FNV-1a", "solve it with Kadane's
+    algorithm", "store it in a B-tree" name an algorithm, and models answer with a near
+    miss that passes the functional tests: trial division called Miller-Rabin, FNV-1
+    called FNV-1a, `sorted()` called merge sort, a linear scan called binary search, a
+    binary search tree called a B-tree. Each algorithm of the catalogue is recognised by
+    the structure that makes it (libcst), and the evidence says what was found or what is
+    missing ("no pow(a, d, n) with a loop of witness rounds: looks like trial division").
+    Where structure cannot tell, the values the task's call cases returned decide (run
+    once in the sandbox, shared with the functional item; the check adds no calls of its
+    own, so write cases that tell the algorithm from its near misses): Miller-Rabin is
+    refuted when it calls a Carmichael number (561, 1105...) prime, where a Fermat test
+    lies; FNV-1a and FNV-1 are told apart by the hashes returned.
+
+    A library call that does the whole job (`bisect` for binary search, `math.gcd` for
+    Euclid, `random.shuffle` for Fisher-Yates, `graphlib` for a topological sort,
+    `functools.lru_cache(maxsize=N)` for an LRU cache, `queue.PriorityQueue` for a heap)
+    counts only with `allow-library: true`: by default the instruction asked for the
+    algorithm to be written. `sorted()` and `.sort()` never count as a named sort.
+
+    Names: the catalogue below (option value, the other names instructions use, and what
+    is looked for); `codeif import multicodeif` looks instructions' spellings up ("Kadane's
+    Algorithm", "Miller-Rabin's method", "in-place shuffling").
+
+    Options: `name` (required, one of the catalogue's option values), `function` (only look inside
+    this function), `allow-library` (accept the standard library's implementation).
+
+    Example:
+
+        - check: named-algorithm
+          name: miller-rabin
+          function: is_prime
+    """
+
+    name = "named-algorithm"
+    category = "Algorithm"
+    advice = (
+        "Implement the named algorithm itself rather than a library call or a simpler "
+        "stand-in; the evidence names the part that is missing."
+    )
+    observes_calls = True
+    options_schema: ClassVar[Mapping[str, Any]] = {
+        "type": "object",
+        "required": ["name"],
+        "properties": {
+            "name": {"enum": names()},
+            "function": {"type": "string", "minLength": 1},
+            "allow-library": {"type": "boolean"},
+        },
+        "additionalProperties": False,
+    }
+    satisfied_by = tuple(
+        Sample(example.code, {"name": r.name, **example.options}, calls=example.calls)
+        for r in CATALOGUE
+        for example in r.satisfied
+    )
+    violated_by = tuple(
+        Sample(
+            example.code,
+            {"name": r.name, **example.options},
+            calls=example.calls,
+            message=example.message,
+        )
+        for r in CATALOGUE
+        for example in r.violated
+    )
+
+    def advise(self) -> str:
+        """The advice, naming the algorithm and the parts it is recognised by."""
+        recogniser = lookup(str(self.options.get("name", "")))
+        if recogniser is None:
+            return self.advice
+        return (
+            f"Implement {recogniser.title} itself, not a library call or a simpler stand-in; "
+            f"it is recognised by {recogniser.summary}."
+        )
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        recogniser = lookup(str(self.options["name"]))
+        if recogniser is None:  # the schema lets only catalogue names through
+            raise ValueError(f"unknown algorithm {self.options['name']!r}")
+        function = self.options.get("function")
+        places = scopes(ctx, function, _RULE)
+        if isinstance(places, Finding):
+            return [places]
+        code = Code(
+            places,
+            ctx.observed,
+            function=function,
+            allow_library=bool(self.options.get("allow-library", False)),
+        )
+        try:
+            judgement = recogniser.decide(code)
+        except RecursionError:
+            # libcst prints and compares trees recursively: code nested thousands deep.
+            raise Undecidable(
+                "too-large", f"the code is nested too deeply to recognise {recogniser.title}"
+            ) from None
+        subject = f"`{function}`" if function else "the code"
+        if judgement.found:
+            ctx.notes.append(f"{recogniser.title} found in {subject}: {judgement.evidence}")
+            return []
+        message = f"{subject} does not implement {recogniser.title}: {judgement.evidence}"
+        if judgement.at is not None:
+            return [ctx.report(*judgement.at, message)]
+        module, node = places[0]
+        line = module.line_of(node) if function else 1
+        return [ctx.finding(message, path=module.relpath, line=line)]
+
+
+# The catalogue is part of the documentation, generated so that it cannot drift.
+NamedAlgorithmCheck.__doc__ = (NamedAlgorithmCheck.__doc__ or "") + documentation("    ")

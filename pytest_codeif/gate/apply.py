@@ -1,0 +1,129 @@
+"""The gate applied to one constraint: skipped when its scope holds no changed file,
+else its findings sorted into those that count, those outside the changed code, and
+those the baseline accepts. Runs where the verdict is reached (a pytest-xdist worker), so
+the item's outcome is decided there and its record carries every figure the controller
+sums.
+
+What a finding is placed by: its file and line as the reports show them (for a directory
+task, the real file and line; for inline code, the task file's line holding it; for a
+response file, that file's line). A finding without a line counts when its file changed,
+even with --codeif-changed-lines: it cannot be placed on a line, and dropping it would
+hide it. A finding in a file outside the repository never counts under
+--codeif-changed-since: nothing there changed since the ref. A functional test's failure
+is not filtered: behaviour has no line.
+
+The record's `gate` entry says what was done: `skipped` (the reason), `outside_changes`
+(findings not counted), `baseline` (`read` or `write`), `absorbed` (findings the baseline
+accepts, or records when writing, kept for the SARIF log and the baseline file) and
+`disappeared` (recorded findings of this constraint no longer found).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from pytest_codeif.engine.engine import Engine
+from pytest_codeif.gate.baseline import constraint_key
+from pytest_codeif.gate.session import GateState
+from pytest_codeif.outcome import Status, Undecidable, Verdict
+from pytest_codeif.report.records import Record
+from pytest_codeif.taskfile.model import ConstraintSpec, Task
+
+
+def _many(count: int, what: str) -> str:
+    return f"{count} {what}{'s' if count != 1 else ''}"
+
+
+def skip_reason(
+    gate: GateState, engine: Engine, task: Task, constraint: ConstraintSpec
+) -> str | None:
+    """Why `constraint` is not judged (no file in its scope changed), or None. A task
+    whose code cannot be read, or a scope that holds no file, is left to the verdict:
+    those are errors, not unchanged code."""
+    changes = gate.changes
+    if changes is None:
+        return None
+    try:
+        unit = engine.unit(task)
+    except Undecidable:
+        return None
+    files = engine.in_scope(unit, constraint.scope)
+    if not files or any(gate.changed(source.origin) for source in files):
+        return None
+    return f"no file in this constraint's scope changed {changes.since}"
+
+
+def mark_skipped(record: Record, reason: str) -> None:
+    """Turn the record of a constraint that is not judged into a skipped one."""
+    record.update(status="skipped", evidence=[], notes=[reason], gate={"skipped": reason})
+
+
+def apply_gate(gate: GateState, verdict: Verdict, record: Record) -> Verdict:
+    """The verdict once the gate has sorted its findings; `record` (the verdict's, its
+    evidence in the same order) is updated to match."""
+    info: dict[str, Any] = {}
+    if gate.baseline is not None or gate.writing:
+        info.update(baseline="write" if gate.writing else "read", absorbed=[])
+    if verdict.status == "error":
+        # Undecidable: no finding is known, so none counts as disappeared either.
+        if info:
+            record["gate"] = info
+        return verdict
+    evidence: list[dict[str, Any]] = list(record["evidence"])
+    located = [(str(e["path"]), e.get("fingerprint")) for e in evidence]
+    in_changes = [True] * len(evidence)
+    if gate.changes is not None:
+        in_changes = [
+            gate.changes.has_line(path, e.get("line"))
+            for (path, _), e in zip(located, evidence, strict=True)
+        ]
+        info["outside_changes"] = in_changes.count(False)
+    absorbed = [gate.writing] * len(evidence)
+    if gate.baseline is not None and not gate.writing:
+        absorbed, info["disappeared"] = gate.baseline.match(constraint_key(record), located)
+    kept = [i for i in range(len(evidence)) if in_changes[i] and not absorbed[i]]
+    notes = list(verdict.notes) + _notes(
+        gate, info, [evidence[i] for i in range(len(evidence)) if in_changes[i] and absorbed[i]]
+    )
+    if info:
+        record["gate"] = info
+    if len(kept) == len(evidence) and not notes[len(verdict.notes) :]:
+        return verdict
+    record["evidence"] = [evidence[i] for i in kept]
+    record["notes"] = notes
+    status: Status = "violated" if kept else "satisfied"
+    record["status"] = status
+    return replace(
+        verdict,
+        status=status,
+        evidence=tuple(verdict.evidence[i] for i in kept),
+        notes=tuple(notes),
+    )
+
+
+def _notes(gate: GateState, info: dict[str, Any], absorbed: list[dict[str, Any]]) -> list[str]:
+    """The notes saying what the gate did not count; fills `info["absorbed"]`."""
+    notes: list[str] = []
+    outside = int(info.get("outside_changes", 0))
+    if outside and gate.changes is not None:
+        where = "lines" if gate.changes.lines is not None else "files"
+        notes.append(
+            f"{_many(outside, 'finding')} outside the {where} changed {gate.changes.since} "
+            "not counted"
+        )
+    if "absorbed" in info:
+        info["absorbed"] = absorbed
+        if absorbed and gate.writing:
+            notes.append(
+                f"{_many(len(absorbed), 'finding')} recorded into the baseline {gate.shown}"
+            )
+        elif absorbed:
+            notes.append(f"{_many(len(absorbed), 'finding')} accepted by the baseline {gate.shown}")
+    disappeared = int(info.get("disappeared", 0))
+    if disappeared:
+        notes.append(
+            f"{_many(disappeared, 'finding')} recorded in the baseline {gate.shown} no longer "
+            "found (rewrite it with --codeif-baseline-write to drop them)"
+        )
+    return notes

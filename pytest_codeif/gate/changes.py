@@ -1,0 +1,322 @@
+"""What changed since a git ref (`--codeif-changed-since=REF`): the files, and with
+`--codeif-changed-lines` the lines, that differ from the merge base of REF and HEAD.
+
+Changed means committed since the merge base, staged, unstaged or untracked (not
+ignored): `git diff <merge base>` compares the merge base with the working tree, and
+`git ls-files --others --exclude-standard` adds the untracked files, every line of which
+counts. A renamed file counts as changed on its new path (its changed lines are those
+the rename did not carry over unchanged); deleted files are ignored: nothing of them is
+left to judge. Paths are relative to the repository's root, POSIX style.
+
+Git runs as a subprocess, each call bounded by a timeout, with options that override
+any user configuration which would change its output (prefixes, colours, external diff
+drivers, rename detection); its output is parsed as bytes (quoted names, names with
+spaces or tabs, non-UTF-8 names). Anything that stops the question being answered (not
+a repository, no git, an unknown ref, no merge base) is one `GitError` whose message
+says what to do.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path, PurePosixPath
+from typing import Final
+
+#: Seconds any one git command may take (a diff of a very large repository included).
+GIT_TIMEOUT: Final = 60.0
+#: `@@ -a[,b] +c[,d] @@`: the hunk's old and new line ranges (a count defaults to 1).
+_HUNK: Final = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+#: C-style escapes git uses in quoted path names (besides three-digit octal bytes).
+_ESCAPES: Final = {
+    ord("a"): 7,
+    ord("b"): 8,
+    ord("t"): 9,
+    ord("n"): 10,
+    ord("v"): 11,
+    ord("f"): 12,
+    ord("r"): 13,
+    ord('"'): 34,
+    ord("\\"): 92,
+}
+_OCTAL: Final = frozenset(b"01234567")
+#: The diff options every diff here runs with: the same output whatever the user's git
+#: configuration says (diff.noprefix, color.ui=always, diff.external, diff.renames...).
+_DIFF_OPTIONS: Final = (
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--find-renames",
+    "--ignore-submodules",
+)
+
+
+class GitError(Exception):
+    """Git could not say what changed; the message is one line and says what to do."""
+
+
+@dataclass(frozen=True)
+class ChangedCode:
+    """The files (and lines) changed since the merge base of `ref` and HEAD."""
+
+    ref: str
+    merge_base: str
+    toplevel: Path  # the repository's root, as git names it (symbolic links resolved)
+    rootdir: Path  # pytest's rootdir: report paths are relative to it
+    files: frozenset[str]  # repository-relative POSIX paths, untracked files included
+    untracked: frozenset[str]
+    #: With --codeif-changed-lines: the added or modified lines of each tracked file that
+    #: changed; None when whole files count.
+    lines: Mapping[str, frozenset[int]] | None = None
+
+    @property
+    def since(self) -> str:
+        """`since origin/main (merge base 1a2b3c4)`, for messages."""
+        return f"since {self.ref} (merge base {self.merge_base[:7]})"
+
+    def repo_path(self, path: str | Path) -> str | None:
+        """`path` (absolute, or relative to pytest's rootdir as reports show it) relative
+        to the repository's root; None when it lies outside the repository."""
+        target = Path(os.path.normpath(self.rootdir / path))
+        try:
+            inside = target.relative_to(self.rootdir)
+        except ValueError:
+            try:  # outside the rootdir, but perhaps inside the repository
+                return target.resolve().relative_to(self.toplevel).as_posix()
+            except (ValueError, OSError):
+                return None
+        return _within(self.rootdir_in_repo, inside.as_posix())
+
+    @cached_property
+    def rootdir_in_repo(self) -> PurePosixPath:
+        """Where pytest's rootdir is in the repository (`.` at its root)."""
+        try:
+            return PurePosixPath(self.rootdir.resolve().relative_to(self.toplevel).as_posix())
+        except (ValueError, OSError):
+            return PurePosixPath(".")
+
+    def has_file(self, path: str | Path) -> bool:
+        """True when the file at `path` (see `repo_path`) changed."""
+        relative = self.repo_path(path)
+        return relative is not None and relative in self.files
+
+    def has_line(self, path: str | Path, line: int | None) -> bool:
+        """True when line `line` of the file at `path` changed; with whole files counting
+        (no --codeif-changed-lines), or no line to place a finding on, when the file did."""
+        relative = self.repo_path(path)
+        if relative is None or relative not in self.files:
+            return False
+        if self.lines is None or line is None or relative in self.untracked:
+            return True
+        return line in self.lines.get(relative, frozenset())
+
+
+def _within(offset: PurePosixPath, relative: str) -> str | None:
+    joined = os.path.normpath(offset / relative)
+    if joined == ".." or joined.startswith("../"):
+        return None
+    return PurePosixPath(joined).as_posix()
+
+
+def find_changes(
+    rootdir: Path, ref: str, *, lines: bool = False, timeout: float = GIT_TIMEOUT
+) -> ChangedCode:
+    """The code changed in the repository holding `rootdir` since the merge base of `ref`
+    and HEAD; raises `GitError` when git cannot say."""
+    if not ref.strip() or ref.startswith("-"):
+        raise GitError(f"{ref!r} is not a git ref (a branch, tag or commit, e.g. origin/main)")
+    run = _Git(timeout)
+    done = run(rootdir, "rev-parse", "--show-toplevel", check=False)
+    if done.returncode != 0:
+        raise GitError(f"{rootdir} is not inside a git repository ({_first_line(done.stderr)})")
+    toplevel = Path(os.fsdecode(done.stdout.rstrip(b"\r\n")))
+    wanted = run(toplevel, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", check=False)
+    if wanted.returncode != 0:
+        raise GitError(
+            f"unknown git ref {ref!r} in {toplevel}: name a branch, tag or commit (in CI, "
+            f"fetch it first, e.g. `git fetch origin main`)"
+        )
+    head = run(toplevel, "rev-parse", "--verify", "--quiet", "HEAD^{commit}", check=False)
+    if head.returncode != 0:
+        raise GitError(f"HEAD of {toplevel} has no commit yet: there is no merge base with {ref}")
+    base = run(toplevel, "merge-base", _text(wanted.stdout), _text(head.stdout), check=False)
+    if base.returncode != 0 or not base.stdout.strip():
+        raise GitError(
+            f"{ref!r} and HEAD have no common ancestor in {toplevel} (a shallow clone? "
+            "fetch the history: `git fetch --unshallow`, or actions/checkout's fetch-depth: 0)"
+        )
+    merge_base = _text(base.stdout)
+    names = run(toplevel, "diff", "--name-status", "-z", *_DIFF_OPTIONS, merge_base, "--")
+    tracked = parse_name_status(names.stdout)
+    others = run(toplevel, "ls-files", "--others", "--exclude-standard", "-z")
+    untracked = frozenset(os.fsdecode(p) for p in others.stdout.split(b"\0") if p)
+    changed_lines: dict[str, frozenset[int]] | None = None
+    if lines:
+        patch = run(
+            toplevel,
+            "diff",
+            "--unified=0",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            *_DIFF_OPTIONS,
+            merge_base,
+            "--",
+        )
+        changed_lines = {
+            path: frozenset(found) for path, found in parse_patch(patch.stdout).items()
+        }
+    return ChangedCode(
+        ref=ref,
+        merge_base=merge_base,
+        toplevel=toplevel,
+        rootdir=Path(os.path.normpath(rootdir.absolute())),
+        files=frozenset(tracked) | untracked,
+        untracked=untracked - frozenset(tracked),
+        lines=changed_lines,
+    )
+
+
+class _Git:
+    """Runs git commands with a timeout; failures become `GitError`."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        # Never prompt for credentials, never take the index lock for a refresh.
+        self.env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+
+    def __call__(
+        self, folder: Path, *args: str, check: bool = True
+    ) -> subprocess.CompletedProcess[bytes]:
+        command = ["git", "--no-pager", "-C", os.fspath(folder), *args]
+        try:
+            done = subprocess.run(
+                command,
+                capture_output=True,
+                stdin=subprocess.DEVNULL,
+                timeout=self.timeout,
+                env=self.env,
+                check=False,
+            )
+        except FileNotFoundError:
+            raise GitError(
+                "git is not installed here (or not on PATH); it is needed to find the changed code"
+            ) from None
+        except subprocess.TimeoutExpired:
+            raise GitError(
+                f"`git {args[0]}` did not finish within {self.timeout:g} s in {folder}"
+            ) from None
+        except OSError as exc:
+            raise GitError(f"cannot run git: {exc.strerror or exc}") from None
+        if check and done.returncode != 0:
+            raise GitError(f"`git {args[0]}` failed in {folder}: {_first_line(done.stderr)}")
+        return done
+
+
+def _text(output: bytes) -> str:
+    return output.decode("ascii", errors="replace").strip()
+
+
+def _first_line(stderr: bytes) -> str:
+    lines = os.fsdecode(stderr).strip().splitlines()
+    return lines[0].strip() if lines else "no message"
+
+
+def parse_name_status(output: bytes) -> set[str]:
+    """The paths `git diff --name-status -z` lists, deleted files left out and renamed or
+    copied files under their new path."""
+    fields = output.split(b"\0")
+    paths: set[str] = set()
+    index = 0
+    while index < len(fields):
+        status = fields[index]
+        index += 1
+        if not status:
+            continue
+        letter = status[:1]
+        count = 2 if letter in (b"R", b"C") else 1  # renames and copies: old, then new
+        names = fields[index : index + count]
+        index += count
+        if letter == b"D" or len(names) < count or not names[-1]:
+            continue
+        paths.add(os.fsdecode(names[-1]))
+    return paths
+
+
+def unquote_path(raw: bytes) -> bytes:
+    """A path name as git prints it in a patch: as is, or in double quotes with C-style
+    escapes (`\\t`, `\\"`, `\\\\`, three-digit octal bytes)."""
+    if len(raw) < 2 or not (raw.startswith(b'"') and raw.endswith(b'"')):
+        return raw
+    body = raw[1:-1]
+    out = bytearray()
+    index = 0
+    while index < len(body):
+        byte = body[index]
+        if byte != ord("\\") or index + 1 == len(body):
+            out.append(byte)
+            index += 1
+            continue
+        following = body[index + 1]
+        octal = body[index + 1 : index + 4]
+        if len(octal) == 3 and all(b in _OCTAL for b in octal):
+            out.append(int(octal, 8) & 0xFF)
+            index += 4
+        elif following in _ESCAPES:
+            out.append(_ESCAPES[following])
+            index += 2
+        else:  # an escape git does not write: keep it as it stands
+            out += body[index : index + 2]
+            index += 2
+    return bytes(out)
+
+
+def _new_path(header: bytes) -> str | None:
+    """The path of a `+++ ` line (without `+++ `); None for `/dev/null` (a deletion)."""
+    name = header.rstrip(b"\r")
+    if name.endswith(b"\t"):
+        # git ends a name holding a space or a quote with a tab (for patch(1)); a name
+        # holding a tab itself is quoted, so this tab is never part of the name.
+        name = name[:-1]
+    name = unquote_path(name)
+    if not name.startswith(b"b/"):
+        return None
+    return os.fsdecode(name[2:])
+
+
+def parse_patch(patch: bytes) -> dict[str, set[int]]:
+    """The added or modified lines (new-file line numbers) of each file of a
+    `git diff --unified=0` patch. Hunk bodies are consumed by the counts their headers
+    give, so a line of code that looks like a header (`+++ x`) is never read as one."""
+    changed: dict[str, set[int]] = {}
+    current: str | None = None
+    old_left = new_left = 0
+    line = 0
+    for raw in patch.split(b"\n"):
+        if old_left > 0 or new_left > 0:
+            if raw.startswith(b"-") and old_left > 0:
+                old_left -= 1
+                continue
+            if raw.startswith(b"+") and new_left > 0:
+                new_left -= 1
+                if current is not None:
+                    changed[current].add(line)
+                line += 1
+                continue
+            if raw.startswith(b"\\"):  # "\ No newline at end of file"
+                continue
+            old_left = new_left = 0  # a malformed hunk: read on as headers
+        if raw.startswith(b"diff "):
+            current = None
+        elif raw.startswith(b"+++ "):
+            current = _new_path(raw[4:])
+            if current is not None:
+                changed.setdefault(current, set())
+        elif (hunk := _HUNK.match(raw)) is not None:
+            old_left = 1 if hunk.group(2) is None else int(hunk.group(2))
+            line = int(hunk.group(3))
+            new_left = 1 if hunk.group(4) is None else int(hunk.group(4))
+    return changed

@@ -1,0 +1,216 @@
+"""The gate's options and per-process state, set up once in `pytest_configure`.
+
+Every process (the controller and each pytest-xdist worker) asks git once and reads the
+baseline once, at configure time, so that a bad option, a folder that is not a git
+repository, an unknown ref or an unusable baseline file is one `pytest.UsageError`:
+pytest prints one `ERROR:` line and exits with status 4 before anything is collected.
+The controller alone registers `GateReporter`, which writes the baseline
+(`--codeif-baseline-write`) from the records every item reports.
+
+Writing the baseline records every finding of the constraints that ran, and accepts
+them: those constraints pass, so the run exits 0 unless something else fails (an
+undecidable constraint, a functional test, an invalid task file), as Betterer's
+`--update` and mypy-baseline's `sync` do. Recorded findings of constraints that did not
+run (deselected with -k, undecidable today) are kept. It cannot be combined with
+--codeif-changed-since: a baseline of the changed code alone would forget the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_codeif.cores import is_xdist_worker
+from pytest_codeif.gate.baseline import (
+    Baseline,
+    BaselineError,
+    ConstraintKey,
+    Entry,
+    constraint_key,
+    entries_of,
+    merged,
+    read_baseline,
+    write_baseline,
+)
+from pytest_codeif.gate.changes import ChangedCode, GitError, find_changes
+
+#: Exit statuses after which the baseline is not written: the run did not finish.
+_UNFINISHED = (
+    pytest.ExitCode.INTERRUPTED,
+    pytest.ExitCode.INTERNAL_ERROR,
+    pytest.ExitCode.USAGE_ERROR,
+)
+
+
+@dataclass
+class GateState:
+    """What this process filters verdicts by."""
+
+    changes: ChangedCode | None = None
+    baseline: Baseline | None = None  # read mode only
+    path: Path | None = None  # the baseline file
+    shown: str = ""  # the baseline file as the user named it
+    writing: bool = False
+    #: Whether each file a constraint's scope holds changed (asked once per file).
+    _changed: dict[Path, bool] = field(default_factory=dict)
+
+    def changed(self, path: Path) -> bool:
+        """True when the file at `path` changed (see `ChangedCode.has_file`)."""
+        known = self._changed.get(path)
+        if known is None:
+            known = self.changes is not None and self.changes.has_file(path)
+            self._changed[path] = known
+        return known
+
+
+GATE_KEY = pytest.StashKey[GateState | None]()
+
+
+def gate_state(config: pytest.Config) -> GateState | None:
+    """This process's gate, or None when neither option is in use."""
+    return config.stash.get(GATE_KEY, None)
+
+
+def _usage(message: str) -> pytest.UsageError:
+    return pytest.UsageError(f"pytest-codeif: {message}")
+
+
+def _changed_since(config: pytest.Config) -> tuple[str, bool]:
+    """(REF, whether only changed lines count); REF empty when off. An empty
+    `--codeif-changed-since=` switches off the ini value."""
+    ref = config.getoption("codeif_changed_since", None)
+    if ref is None:
+        ref = config.getini("codeif_changed_since")
+    ref = str(ref or "").strip()
+    asked = config.getoption("codeif_changed_lines", None)
+    if asked and not ref:
+        raise _usage("--codeif-changed-lines needs --codeif-changed-since=REF")
+    lines = bool(asked) if asked is not None else bool(config.getini("codeif_changed_lines"))
+    return ref, lines and bool(ref)
+
+
+def _baseline_path(config: pytest.Config) -> tuple[Path | None, str]:
+    """The baseline file: from the command line (relative to where pytest was started)
+    or the ini file (relative to the rootdir); and its name as given."""
+    given = config.getoption("codeif_baseline", None)
+    base = config.invocation_params.dir
+    if given is None:
+        given = config.getini("codeif_baseline")
+        base = config.rootpath
+    given = str(given or "").strip()
+    if not given:
+        return None, ""
+    path = Path(given)
+    return (path if path.is_absolute() else base / path), given
+
+
+def configure_gate(config: pytest.Config) -> None:
+    """Read the gate's options, ask git and read the baseline; a problem with any of
+    them is a `pytest.UsageError`. Stores the state under `GATE_KEY`."""
+    ref, lines = _changed_since(config)
+    path, shown = _baseline_path(config)
+    writing = bool(config.getoption("codeif_baseline_write", False))
+    if writing and path is None:
+        raise _usage("--codeif-baseline-write needs --codeif-baseline=FILE: where to write")
+    if writing and ref:
+        raise _usage(
+            "--codeif-baseline-write records the findings of all the code, and cannot be "
+            "combined with --codeif-changed-since (an empty --codeif-changed-since= "
+            "switches off the ini value)"
+        )
+    if not ref and path is None:
+        config.stash[GATE_KEY] = None
+        return
+    state = GateState(path=path, shown=shown, writing=writing)
+    if ref:
+        try:
+            state.changes = find_changes(config.rootpath, ref, lines=lines)
+        except GitError as exc:
+            raise _usage(f"--codeif-changed-since={ref}: {exc}") from None
+    if path is not None and not writing:
+        try:
+            state.baseline = read_baseline(path)
+        except BaselineError as exc:
+            raise _usage(str(exc)) from None
+    config.stash[GATE_KEY] = state
+    if not is_xdist_worker(config):
+        config.pluginmanager.register(GateReporter(config, state), "codeif-gate")
+
+
+class GateReporter:
+    """The controller's part: the header lines, and the baseline written at the end."""
+
+    def __init__(self, config: pytest.Config, state: GateState) -> None:
+        self.config = config
+        self.state = state
+        self.entries: list[Entry] = []
+        #: Constraints decided in this run: their recorded findings are replaced.
+        self.decided: set[ConstraintKey] = set()
+        self.notices: list[str] = []
+
+    def pytest_report_header(self) -> list[str]:
+        lines: list[str] = []
+        changes = self.state.changes
+        if changes is not None:
+            what = "lines" if changes.lines is not None else "files"
+            count = len(changes.files)
+            lines.append(
+                f"codeif: judging only the {what} changed {changes.since}: "
+                f"{count} file{'s' if count != 1 else ''} changed"
+            )
+        if self.state.writing:
+            lines.append(f"codeif: recording every finding into the baseline {self.state.shown}")
+        elif self.state.baseline is not None:
+            count = len(self.state.baseline)
+            lines.append(
+                f"codeif: baseline {self.state.shown}: {count} recorded "
+                f"finding{'s' if count != 1 else ''} accepted"
+            )
+        return lines
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = getattr(report, "codeif_record", None)
+        if not self.state.writing or not isinstance(record, dict):
+            return
+        if record.get("kind") != "constraint" or record.get("status") not in (
+            "satisfied",
+            "violated",
+        ):
+            return  # undecidable, skipped: its recorded findings are kept
+        gate = record.get("gate") or {}
+        self.decided.add(constraint_key(record))
+        self.entries += entries_of(record, [*record.get("evidence", []), *gate.get("absorbed", [])])
+
+    def pytest_sessionfinish(self, exitstatus: int) -> None:
+        # A plain hook: it runs before the terminal summary, which prints the notice.
+        if self.state.writing and self.state.path is not None:
+            self._write(self.state.path, int(exitstatus))
+
+    def _write(self, path: Path, exitstatus: int) -> None:
+        if self.config.option.collectonly or exitstatus in _UNFINISHED:
+            self.notices.append(
+                f"codeif: baseline {self.state.shown} not written: the run did not finish"
+            )
+            return
+        old: list[Entry] = []
+        if path.exists():
+            try:
+                old = read_baseline(path).entries
+            except BaselineError as exc:
+                self.notices.append(f"codeif: the old baseline could not be read, replaced: {exc}")
+        entries = merged(old, self.entries, self.decided)
+        write_baseline(path, entries)
+        kept = len(entries) - len(self.entries)
+        extra = f", {kept} kept from constraints that did not run" if kept else ""
+        self.notices.append(
+            f"codeif: baseline written to {path}: {len(entries)} "
+            f"finding{'s' if len(entries) != 1 else ''}{extra}"
+        )
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        for line in self.notices:
+            terminalreporter.write_line(line)
