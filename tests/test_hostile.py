@@ -16,12 +16,18 @@ from pathlib import Path
 
 import pytest
 
+from pytest_codeif.checks.builtin import builtin_registry
+from pytest_codeif.engine.engine import Engine
+from pytest_codeif.engine.functional_pool import FunctionalPool
 from pytest_codeif.sandbox.isolation import choose_isolation
+from pytest_codeif.taskfile.parse import parse_task_file
+from pytest_codeif.taskfile.yamlload import load_task_yaml
 from tests.conftest import FIXTURES
 
 HOSTILE = FIXTURES / "hostile"
 IS_ROOT = os.geteuid() == 0
 BWRAP = choose_isolation("auto").name == "bubblewrap"
+FORKS = choose_isolation("auto").forks
 
 
 @dataclass
@@ -129,6 +135,51 @@ def test_bubblewrap_contains_everything(pytester: pytest.Pytester, host: Host) -
         ],
         consecutive=False,
     )
+    assert processes_with(host.marker) == []
+    assert_host_untouched(host)
+
+
+@pytest.mark.skipif(not BWRAP, reason="bubblewrap cannot run here")
+@pytest.mark.parametrize("fork_servers", [True, False], ids=["fork-server", "one-process"])
+def test_each_path_contains_everything(
+    pytester: pytest.Pytester, host: Host, fork_servers: bool
+) -> None:
+    """The corpus again, every task in turn on one pool thread: on one fork server (the
+    pytest run above spreads them over several), and on the one-process path that is the
+    server's fallback. The same outcomes; on the server, no run needed a fresh process."""
+    if fork_servers and not FORKS:
+        pytest.skip("no fork server here (pidfd_open)")
+    path = pytester.path / "hostile.codeif.yaml"
+    tasks = parse_task_file(load_task_yaml(path), builtin_registry()).tasks
+    engine = Engine(pytester.path, pytester.path / "work", choose_isolation("bubblewrap"))
+    pool = FunctionalPool(engine, 1, fork_servers=fork_servers)
+    try:
+        for task in tasks:
+            pool.plan(task)
+        outcomes = {task.id: pool.outcome(task).verdict.status for task in tasks}
+    finally:
+        pool.close()
+        engine.close()
+    assert outcomes == {
+        "fork-bomb": "error",
+        "memory-bomb": "violated",
+        "sleeper": "error",
+        "escaping-grandchild": "violated",
+        "disk-filler": "violated",
+        "output-flood": "violated",
+        "network-probe": "violated",
+        "host-file-writer": "violated",
+        "env-reader": "violated",
+        "stdin-reader": "satisfied",
+        "patches-pytest": "violated",
+    }
+    servers = pool.servers
+    if fork_servers:
+        assert servers is not None
+        assert (servers.served, servers.failures) == (len(tasks), [])
+        assert [server.starts for server in servers.servers] == [1]
+    else:
+        assert servers is None
     assert processes_with(host.marker) == []
     assert_host_untouched(host)
 

@@ -1,5 +1,12 @@
-"""Functional tests of many tasks run side by side: one sandboxed process per task, as
-many at once as the machine has cores (shared among pytest-xdist workers).
+"""Functional tests of many tasks run side by side, each task's runs on one thread of a
+pool, on that thread's fork server where the sandbox allows one (see
+`sandbox/fork_server.py`), else one sandboxed process per run.
+
+Sizing: the pool has two threads per core this process may use (cores are shared among
+pytest-xdist workers, see `cores.py`), and a `CoreGate` lets only as many runs as cores
+start at once. A run that lasts `wait.PATIENCE` seconds gives its core back (it is then
+nearly always sleeping or waiting out its timeout), so that runs waiting for their timeouts
+never keep the cores idle; at most the pool's size run at once.
 
 Batches form lazily, like tool runs: the first functional item to run submits every
 planned task, and each item then waits for its own outcome. The engine's caches are
@@ -10,18 +17,32 @@ from __future__ import annotations
 
 import dataclasses
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Final
 
 from pytest_codeif.code.unit import CodeUnit
-from pytest_codeif.cores import cores_for_this_process
+from pytest_codeif.cores import CoreGate, cores_for_this_process
 from pytest_codeif.engine.engine import Engine
+from pytest_codeif.functional.folders import runs_root
 from pytest_codeif.functional.run import FunctionalJob, RunSettings, describe, execute
 from pytest_codeif.outcome import CaseResult, FunctionalOutcome, Undecidable, Verdict
+from pytest_codeif.sandbox.fork_server import ForkServers
+from pytest_codeif.sandbox.isolation import UID_BLOCK
 from pytest_codeif.taskfile.model import Task
+
+#: Pool threads per core (see the module docstring).
+THREADS_PER_CORE: Final = 2
+
+
+#: Sandbox uids of this process's block left to runs outside the pool (measurements,
+#: and runs a failed fork server hands to the one-process path): a fork server holds its
+#: uid for the session.
+UIDS_KEPT: Final = 8
 
 
 def pool_size() -> int:
-    """Sandboxes at once: one per core this process may use."""
-    return cores_for_this_process()
+    """Runs at once: two per core this process may use, within its block of sandbox uids
+    (each run in flight has a uid of its own)."""
+    return min(UID_BLOCK - UIDS_KEPT, THREADS_PER_CORE * cores_for_this_process())
 
 
 def job_for(engine: Engine, task: Task, unit: CodeUnit) -> FunctionalJob:
@@ -64,13 +85,23 @@ def finish(engine: Engine, key: str, outcome: FunctionalOutcome) -> FunctionalOu
 class FunctionalPool:
     """Runs planned tasks' functional tests concurrently; results in task order."""
 
-    def __init__(self, engine: Engine, size: int | None = None) -> None:
+    def __init__(
+        self, engine: Engine, size: int | None = None, *, fork_servers: bool = True
+    ) -> None:
         self.engine = engine
         self.size = size or pool_size()
+        self.gate = CoreGate(min(self.size, cores_for_this_process()))
+        self.fork_servers = fork_servers
+        self._servers: ForkServers | None = None
         self._planned: dict[tuple[str, str], Task] = {}
         self._futures: dict[tuple[str, str], Future[FunctionalOutcome]] = {}
         self._keys: dict[tuple[str, str], str] = {}
         self._executor: ThreadPoolExecutor | None = None
+
+    @property
+    def servers(self) -> ForkServers | None:
+        """The fork servers of this pool's threads (None: one process per run)."""
+        return self._servers
 
     @staticmethod
     def _id(task: Task) -> tuple[str, str]:
@@ -97,7 +128,12 @@ class FunctionalPool:
     def _submit_planned(self) -> None:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(self.size, thread_name_prefix="codeif-tests")
-        settings = settings_of(self.engine)
+            if self.fork_servers:
+                workdir = self.engine.workdir
+                self._servers = ForkServers.where_possible(
+                    self.engine.isolation, runs_root(workdir), workdir
+                )
+        settings = dataclasses.replace(settings_of(self.engine), servers=self._servers)
         for ident, task in self._planned.items():
             if ident in self._futures:
                 continue
@@ -109,8 +145,15 @@ class FunctionalPool:
             else:
                 job, key = prepared
                 self._keys[ident] = key
-                self._futures[ident] = self._executor.submit(execute, job, settings)
+                self._futures[ident] = self._executor.submit(self._execute, job, settings)
+
+    def _execute(self, job: FunctionalJob, settings: RunSettings) -> FunctionalOutcome:
+        """On a pool thread: hold a core while the job's runs are short."""
+        with self.gate.core() as release:
+            return execute(job, dataclasses.replace(settings, on_slow=release))
 
     def close(self) -> None:
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
+        if self._servers is not None:
+            self._servers.close()

@@ -6,6 +6,9 @@ The code under evaluation runs in this same interpreter, so it can patch pytest.
 plugin notes pytest's machinery before any test module (and so the code) is imported,
 and reports every test as an error once that machinery has changed. A determined patch
 of this plugin itself is not detected: see the README on shared interpreters.
+
+The sandbox imports this file by path before pytest starts (see `run.CHILD_REPORT`), so
+pytest must not try to rewrite its asserts: PYTEST_DONT_REWRITE.
 """
 
 from __future__ import annotations

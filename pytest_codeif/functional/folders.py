@@ -1,4 +1,4 @@
-"""The folders of one sandboxed run: a fresh copy of the code, and an io folder."""
+"""The folders of one sandboxed run: a copy of the code, and an io folder."""
 
 from __future__ import annotations
 
@@ -6,16 +6,30 @@ import shutil
 from pathlib import Path
 
 from pytest_codeif.code.unit import CodeUnit
+from pytest_codeif.sandbox.code_folder import write_folder
+
+
+def runs_root(workdir: Path) -> Path:
+    """The folder under which every run's folders are (fork servers mount their runs'
+    code at the same places, without writing it to disk)."""
+    return workdir / "runs"
+
+
+def run_paths(workdir: Path, unit: CodeUnit, name: str) -> tuple[Path, Path]:
+    """Where the code folder and the io folder of one run are (nothing is made)."""
+    base = runs_root(workdir) / unit.key / name
+    return base / "code", base / "io"
+
+
+def unit_files(unit: CodeUnit) -> dict[str, bytes]:
+    """The unit's files as a run's code folder holds them."""
+    return {source.relpath: source.text.encode("utf-8") for source in unit.files}
 
 
 def run_folders(workdir: Path, unit: CodeUnit, name: str) -> tuple[Path, Path]:
     """A fresh code folder (a copy of the unit) and an io folder for one sandboxed run."""
-    base = workdir / "runs" / unit.key / name
-    shutil.rmtree(base, ignore_errors=True)
-    code, io = base / "code", base / "io"
-    for source in unit.files:
-        target = code / source.relpath
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(source.text, encoding="utf-8")
+    code, io = run_paths(workdir, unit, name)
+    shutil.rmtree(code.parent, ignore_errors=True)
+    write_folder(code, unit_files(unit))
     io.mkdir(parents=True)
     return code, io

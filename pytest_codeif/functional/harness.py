@@ -6,9 +6,10 @@ subclass with a patched `__eq__`, or any object that is not plain data, is repor
 unsupported instead of reaching the comparison. Expected values are never sent here:
 the parent process compares.
 
-Usage: python -s -P harness.py --channel FD < REQUEST.json
+Usage: python harness.py --channel FD < REQUEST.json (run by `sandbox/inside.py`, in a
+fresh interpreter or in a child of a fork server, which has imported this file's imports).
 The request comes on stdin, which is then replaced by /dev/null (the code reads EOF);
-results go to the inherited descriptor FD, a file outside the sandbox.
+results go to the inherited descriptor FD, a file in memory outside the sandbox.
 """
 
 import importlib

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -19,7 +19,7 @@ import libcst as cst
 
 from pytest_codeif.code.unit import CodeUnit
 from pytest_codeif.functional.channel import read_records
-from pytest_codeif.functional.folders import run_folders
+from pytest_codeif.functional.folders import run_paths, unit_files
 from pytest_codeif.functional.plain import Unsupported, decode, plain_equal, show
 from pytest_codeif.outcome import (
     CaseResult,
@@ -29,19 +29,28 @@ from pytest_codeif.outcome import (
     FunctionalOutcome,
     Verdict,
 )
+from pytest_codeif.sandbox.code_folder import write_folder
+from pytest_codeif.sandbox.fork_server import ForkServers
 from pytest_codeif.sandbox.isolation import Isolation
 from pytest_codeif.sandbox.process import Limits, RunResult, run_python
 from pytest_codeif.spec import CallCase, PytestCase
 
 HARNESS: Final = Path(__file__).with_name("harness.py")
+#: The child pytest's reporting plugin, loaded by file path under this name: the sandboxed
+#: interpreter starts without site, so the package it lives in is not importable there.
+CHILD_REPORT: Final = ("codeif_child_report", Path(__file__).with_name("child_report.py"))
 
 
 @dataclass(frozen=True)
 class RunSettings:
-    """Where runs write their folders, and the sandbox they run in."""
+    """Where runs write their folders, the sandbox they run in, the fork servers that run
+    them fastest (None: one process per run), and what to call once a run is slow (it
+    then stops counting against the cores, see `cores.CoreGate`)."""
 
     workdir: Path
     isolation: Isolation
+    servers: ForkServers | None = None
+    on_slow: Callable[[], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -55,6 +64,46 @@ class FunctionalJob:
     timeout: float
     module: str | None
     shown: str
+
+
+def _sandboxed(
+    settings: RunSettings,
+    args: list[str],
+    folders: tuple[Path, Path],
+    files: dict[str, bytes],
+    limits: Limits,
+    *,
+    env: Mapping[str, str] | None = None,
+    stdin: Path | bytes | None = None,
+    preload: Mapping[str, Path] | None = None,
+) -> RunResult:
+    """One sandboxed run of the code `files`, on a fork server when there is one (the
+    code never touches the disk then), else in a code folder written for it."""
+    code, io = folders
+    if settings.servers is not None:
+        return settings.servers.run(
+            args,
+            code,
+            io,
+            limits,
+            files=files,
+            env=env,
+            stdin=stdin,
+            preload=preload,
+            on_slow=settings.on_slow,
+        )
+    write_folder(code, files)
+    return run_python(
+        args,
+        code,
+        io,
+        limits,
+        settings.isolation,
+        env=env,
+        stdin=stdin,
+        preload=preload,
+        on_slow=settings.on_slow,
+    )
 
 
 def describe(job: FunctionalJob, sandbox: str) -> dict[str, Any]:
@@ -122,7 +171,8 @@ def _run_calls(job: FunctionalJob, settings: RunSettings) -> list[CaseResult]:
     if module is None:
         message = "the project has several top-level modules; set the task's `module`"
         return [CaseResult(label, "error", message, line) for label, line in labels]
-    code, io = run_folders(settings.workdir, unit, "calls")
+    folders = run_paths(settings.workdir, unit, "calls")
+    code = folders[0]
     request = {
         "root": str(code),
         "module": module,
@@ -131,14 +181,13 @@ def _run_calls(job: FunctionalJob, settings: RunSettings) -> list[CaseResult]:
             for c in job.calls
         ],
     }
-    (io / "request.json").write_text(json.dumps(request), encoding="utf-8")
-    run = run_python(
+    run = _sandboxed(
+        settings,
         [str(HARNESS), "--channel", "{channel}"],
-        code,
-        io,
+        folders,
+        unit_files(unit),
         Limits(timeout=job.timeout),
-        settings.isolation,
-        stdin=io / "request.json",
+        stdin=json.dumps(request).encode(),
     )
     records = read_records(run.channel)
     failed_import = next((r for r in records if "import_error" in r), None)
@@ -208,21 +257,24 @@ def expected_test_names(path: Path) -> list[str]:
 def _run_pytest_file(
     job: FunctionalJob, settings: RunSettings, case: PytestCase, index: int
 ) -> list[CaseResult]:
-    code, io = run_folders(settings.workdir, job.unit, f"pytest-{index}")
+    folders = run_paths(settings.workdir, job.unit, f"pytest-{index}")
+    code = folders[0]
     test_name = f"test_codeif_{index}_{case.path.name}"
     if not test_name.endswith(".py"):
         test_name += ".py"
-    shutil.copyfile(case.path, code / test_name)
+    files = unit_files(job.unit)
+    files[test_name] = case.path.read_bytes()
     # Our own configuration, named explicitly: one planted beside the code is never read.
     ini = code / ".codeif-pytest.ini"
-    ini.write_text("[pytest]\n", encoding="utf-8")
+    files[ini.name] = b"[pytest]\n"
     args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--noconftest", "-c", str(ini)]
-    args += ["--rootdir", str(code), "-p", "pytest_codeif.functional.child_report"]
+    args += ["--rootdir", str(code), "-p", CHILD_REPORT[0]]
     args += ["--codeif-channel", "{channel}", str(code / test_name)]
     # Plugins installed on the host stay out of the child: its outcome is the test's own.
     no_plugins = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     limits = Limits(timeout=job.timeout)
-    run = run_python(args, code, io, limits, settings.isolation, env=no_plugins)
+    preload = dict([CHILD_REPORT])
+    run = _sandboxed(settings, args, folders, files, limits, env=no_plugins, preload=preload)
     records = read_records(run.channel)
     line = case.location.line
     results: list[CaseResult] = []

@@ -31,8 +31,13 @@ BackendName = Literal["bubblewrap", "process"]
 #: run leaves can be found and killed by uid without touching any other run.
 UID_BASE: Final = 61000
 UID_SPAN: Final = 3008
-UID_BLOCK: Final = 16
+#: 47 blocks in the span: as many pytest processes (xdist workers) at once on a machine.
+UID_BLOCK: Final = 64
 SCRATCH_BYTES: Final = 64 * 1024 * 1024
+#: A fork server's empty mount point where each run's namespace keeps the server's /tmp
+#: (and the Python installation bound under it, a venv in /tmp say) while it mounts a
+#: fresh scratch tmpfs on /tmp, to bind those folders back (see `inside_server.py`).
+SERVER_STASH: Final = "/.codeif-stash"
 
 _SYSTEM_DIRS: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache")
 
@@ -88,19 +93,61 @@ class Isolation:
         uid = self.uid if uid is None else uid
         if self.name == "process":
             return list(argv), scratch, dict(env)
-        cmd = [_bwrap(), *_namespaces(self.as_nobody), "--die-with-parent", "--new-session"]
-        for path in _SYSTEM_DIRS:
-            cmd += ["--ro-bind-try", path, path]
-        cmd += ["--proc", "/proc", "--dev", "/dev"]
-        cmd += ["--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
-        cmd += _read_only([*_python_dirs(), code_dir])
-        cmd += ["--chdir", "/tmp", "--clearenv"]
-        for key, value in sorted(env.items()):
-            cmd += ["--setenv", key, value]
+        cmd = _sandbox(self.as_nobody, _read_only([*_python_dirs(), code_dir]), env)
         if self.as_nobody:
             cmd += [_setpriv(), f"--reuid={uid}", f"--regid={uid}", "--clear-groups"]
             cmd += ["--no-new-privs", "--"]
         return [*cmd, *argv], Path("/"), {}
+
+    @property
+    def forks(self) -> bool:
+        """Whether a fork server can keep this backend's promises: under bubblewrap, where
+        the server gives each run namespaces and mounts of its own (and, as root, a uid
+        of its own)."""
+        return self.name == "bubblewrap" and hasattr(os, "pidfd_open")
+
+    def server_command(
+        self, argv: Sequence[str], shared: Path, env: Mapping[str, str]
+    ) -> list[str]:
+        """The sandbox of a fork server: like a run's, without any run's code (each run's
+        files reach the server in memory, see `inside_server.py`), with a mount point at
+        `shared` (the folder the runs' code folders are in) when it is not under /tmp,
+        and the capabilities the server needs to set up each run's namespaces and
+        nothing else: as root, root with CAP_SYS_ADMIN, CAP_SETUID and CAP_SETGID; else
+        pytest's uid in a user namespace, with CAP_SYS_ADMIN there."""
+        binds = _read_only(_python_dirs())
+        binds += ["--perms", "0700", "--dir", SERVER_STASH]
+        if not shared.is_relative_to("/tmp"):  # inside_server.py mounts a tmpfs there
+            binds += [*_parents(shared), "--perms", "0755", "--dir", str(shared)]
+        cmd = _sandbox(self.as_nobody, binds, env)
+        cmd += ["--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN"]
+        if self.as_nobody:  # root: the server gives each run a uid of its block
+            cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        return [*cmd, *argv]
+
+
+def _sandbox(as_nobody: bool, binds: list[str], env: Mapping[str, str]) -> list[str]:
+    """bwrap's namespaces, read-only system, scratch tmpfs, `binds` and environment."""
+    cmd = [_bwrap(), *_namespaces(as_nobody), "--die-with-parent", "--new-session"]
+    for path in _SYSTEM_DIRS:
+        cmd += ["--ro-bind-try", path, path]
+    cmd += ["--proc", "/proc", "--dev", "/dev"]
+    cmd += ["--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
+    cmd += binds
+    cmd += ["--chdir", "/tmp", "--clearenv"]
+    for key, value in sorted(env.items()):
+        cmd += ["--setenv", key, value]
+    return cmd
+
+
+def _parents(path: Path) -> list[str]:
+    """bwrap arguments creating the missing parents of `path` with mode 0755 (bwrap's
+    own would be 0700, which the sandbox's unprivileged uid cannot cross)."""
+    args: list[str] = []
+    for parent in reversed(path.parents):
+        if parent not in (Path("/"), Path("/tmp")):
+            args += ["--perms", "0755", "--dir", str(parent)]
+    return args
 
 
 def _read_only(paths: Sequence[Path]) -> list[str]:
@@ -132,6 +179,12 @@ def _bwrap() -> str:
 
 def _setpriv() -> str:
     return shutil.which("setpriv") or "setpriv"
+
+
+def python_dirs_in_tmp() -> list[str]:
+    """The bound Python folders under /tmp, which a run's fresh /tmp would hide (a
+    virtual environment or an editable install in a temporary folder: CI's case)."""
+    return [str(p) for p in _python_dirs() if p.is_relative_to("/tmp")]
 
 
 @cache

@@ -1,37 +1,40 @@
-"""The one place where code under evaluation is started as a process.
+"""The one place where code under evaluation is started as a process (one per run; the
+fork server of `fork_server.py` is the fast path that falls back to this one).
 
 Every run: the isolation backend's wrapping (see `isolation.py`), a new session killed as
 a whole (with its pid namespace, under bubblewrap) on timeout and after exit, rlimits on
-CPU time, address space, file size, processes and core dumps, stdin from a given file or at
-end-of-file, `python -s -P` in a scrubbed environment, output read only up to a cap, and
-results passed back through an inherited file descriptor to a file outside the sandbox.
+CPU time, address space, file size, processes and core dumps, stdin from a given file or
+bytes or at end-of-file, `python -S -s -P inside.py launch` in a scrubbed environment
+(`startup.py`: the rlimits are set there, before anything of the code is imported, so
+that `Popen` needs no `preexec_fn` and can use vfork), output read only up to a cap, and
+results passed back through an inherited file descriptor to a file in memory outside the
+sandbox (`streams.py`). The end of a run is waited for on a pidfd (`wait.py`), never
+polled.
 """
 
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import os
 import queue
 import resource
 import signal
 import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Final
+from typing import Final
 
 from pytest_codeif.sandbox.isolation import UID_BLOCK, Isolation, processes_of
+from pytest_codeif.sandbox.startup import interpreter_spec, launch_argv
+from pytest_codeif.sandbox.streams import RunFiles
+from pytest_codeif.sandbox.wait import kill_group, wait_process
 
 MIB: Final = 1024 * 1024
 #: Processes a run may add (a fork bomb stops here; the machine can still fork).
 PROCESS_MARGIN: Final = 64
-_PR_SET_PDEATHSIG: Final = 1
-# Resolved once, in the parent: dlopen in a forked child could wait on a loader lock.
-_PRCTL = ctypes.CDLL(None).prctl if sys.platform.startswith("linux") else None
 #: Extra seconds the timeout allows for the sandbox and the interpreter to start.
 STARTUP_SECONDS: Final = 1.0
 
@@ -55,6 +58,8 @@ class RunResult:
     stdout: str
     stderr: str
     channel: str  # what the harness wrote to its result descriptor
+    #: CPU seconds the run's processes used, where known (a fork server's runs).
+    cpu_seconds: float | None = None
 
 
 def scrubbed_env() -> dict[str, str]:
@@ -76,36 +81,51 @@ def _own_process_count() -> int:
 
 
 class _UidSlots:
-    """The uids of this process's block, handed to one run at a time (thread-safe)."""
+    """The uids of this process's block, each handed to one run (or one fork server) at
+    a time (thread-safe)."""
 
     def __init__(self) -> None:
         self._free: queue.SimpleQueue[int] = queue.SimpleQueue()
         self._base: int | None = None
         self._lock = threading.Lock()
 
-    @contextlib.contextmanager
-    def take(self, isolation: Isolation) -> Iterator[int]:
+    def acquire(self, isolation: Isolation) -> int:
+        """A uid no other run of this process uses (waits for one)."""
         with self._lock:
             if self._base != isolation.uid:
                 self._base = isolation.uid
                 self._free = queue.SimpleQueue()
                 for uid in range(isolation.uid, isolation.uid + UID_BLOCK):
                     self._free.put(uid)
-        uid = self._free.get()
+        return self._free.get()
+
+    def release(self, uid: int, *, reap: bool) -> None:
+        """Give `uid` back, first killing whatever still runs as it when `reap`."""
+        if reap:
+            reap_uid(uid)  # the next run as this uid starts with a clean slate
+        self._free.put(uid)
+
+    @contextlib.contextmanager
+    def take(self, isolation: Isolation) -> Iterator[_Taken]:
+        taken = _Taken(self.acquire(isolation))
         try:
-            yield uid
+            yield taken
         finally:
-            _reap_uid(uid)  # the next run as this uid starts with a clean slate
-            self._free.put(uid)
+            self.release(taken.uid, reap=taken.dirty)
 
 
-_SLOTS = _UidSlots()
+@dataclass
+class _Taken:
+    uid: int
+    #: Processes of the uid may be left (the run was killed): reap before reuse.
+    dirty: bool = True
 
 
-def _rlimits(limits: Limits, isolation: Isolation) -> list[tuple[int, int]]:
-    """(resource, limit) pairs, computed in the parent so that the child only calls
-    setrlimit: runs start from several threads, and code between fork and exec must not
-    take a lock another thread may have held at fork time."""
+SLOTS: Final = _UidSlots()
+
+
+def rlimits(limits: Limits, isolation: Isolation) -> list[tuple[int, int]]:
+    """(resource, limit) pairs for one run."""
     cpu = max(1, int(limits.timeout + STARTUP_SECONDS) + 1)
     nproc = PROCESS_MARGIN if isolation.as_nobody else _own_process_count() + PROCESS_MARGIN
     return [
@@ -117,16 +137,6 @@ def _rlimits(limits: Limits, isolation: Isolation) -> list[tuple[int, int]]:
     ]
 
 
-def _limiter(pairs: list[tuple[int, int]]) -> None:
-    """Runs in the child between fork and exec: set rlimits, die with the parent."""
-    for which, value in pairs:
-        resource.setrlimit(which, (value, value))
-    if _PRCTL is not None:
-        # Ask Linux to SIGKILL this process when pytest dies (bwrap does the same for
-        # its whole namespace with --die-with-parent).
-        _PRCTL(_PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
 def run_python(
     args: Sequence[str],
     code_dir: Path,
@@ -135,63 +145,68 @@ def run_python(
     isolation: Isolation,
     *,
     env: Mapping[str, str] | None = None,
-    stdin: Path | None = None,
+    stdin: Path | bytes | None = None,
+    preload: Mapping[str, Path] | None = None,
+    on_slow: Callable[[], None] | None = None,
 ) -> RunResult:
-    """Run `python -s -P ARGS` sandboxed; `{channel}` in ARGS becomes the result fd number.
+    """Run `python ARGS` sandboxed; `{channel}` in ARGS becomes the result fd number.
 
-    `code_dir` is readable inside; `io_dir` (host only) receives stdout, stderr and the
-    result channel; `stdin` is a file fed to the process (else end-of-file).
+    `code_dir` is readable inside; `io_dir` (host only) is the working directory of the
+    `process` backend, and holds the run's outputs where memory files do not exist (see
+    `streams.py`); `stdin` is a file or the bytes fed to the process (else end-of-file);
+    `preload` names modules imported by file path before ARGS run; `on_slow` is called
+    once the run has lasted `wait.PATIENCE` seconds.
     """
     scratch = io_dir / "scratch"
-    scratch.mkdir(exist_ok=True)
-    paths = {name: io_dir / name for name in ("stdout", "stderr", "channel")}
+    if isolation.name == "process":
+        scratch.mkdir(parents=True, exist_ok=True)
+    run_env = {**scrubbed_env(), **(env or {})}
     with contextlib.ExitStack() as stack:
-        uid = stack.enter_context(_SLOTS.take(isolation)) if isolation.as_nobody else None
-        files: dict[str, IO[bytes]] = {
-            n: stack.enter_context(p.open("wb")) for n, p in paths.items()
+        taken = stack.enter_context(SLOTS.take(isolation)) if isolation.as_nobody else None
+        files = stack.enter_context(RunFiles(io_dir, stdin))
+        channel = files.outputs["channel"]
+        spec = {
+            **interpreter_spec(scrubbed_env()),
+            "limits": rlimits(limits, isolation),
+            # bubblewrap kills its whole namespace when pytest dies (--die-with-parent);
+            # a bare process asks Linux itself.
+            "parent": os.getpid() if isolation.name == "process" else None,
         }
-        source = stack.enter_context(stdin.open("rb")) if stdin else subprocess.DEVNULL
-        channel = files["channel"].fileno()
-        pairs = _rlimits(limits, isolation)
-        # `-s -P` (no user site, no script folder on the path), not `-I`: `-I` also
-        # ignores every PYTHON* variable, PYTHONHASHSEED=0 among them, and a set of
-        # strings then came back in another order from run to run. The environment is
-        # ours entirely (`scrubbed_env`), so no variable of the host's gets through.
-        flags = ["-s", "-P"]
-        argv = [sys.executable, *flags, *(a.replace("{channel}", str(channel)) for a in args)]
-        cmd, cwd, run_env = isolation.wrap(
-            argv, code_dir, scratch, {**scrubbed_env(), **(env or {})}, uid
-        )
+        inner = [a.replace("{channel}", str(channel)) for a in args]
+        argv = launch_argv(spec, inner, preload)
+        uid = taken.uid if taken is not None else None
+        cmd, cwd, wrapped_env = isolation.wrap(argv, code_dir, scratch, run_env, uid)
+        # No preexec_fn: subprocess can then use vfork, whose cost does not grow with the
+        # memory pytest holds.
         proc = subprocess.Popen(
             cmd,
             cwd=cwd,
-            env=run_env,
-            stdin=source,
-            stdout=files["stdout"],
-            stderr=files["stderr"],
+            env=wrapped_env,
+            stdin=subprocess.DEVNULL if files.stdin is None else files.stdin,
+            stdout=files.outputs["stdout"],
+            stderr=files.outputs["stderr"],
             pass_fds=(channel,),
             start_new_session=True,
-            # rlimits must be set in the child before exec; it only calls setrlimit.
-            preexec_fn=lambda: _limiter(pairs),  # noqa: PLW1509
         )
-        timed_out = False
         try:
-            proc.wait(timeout=limits.timeout + STARTUP_SECONDS)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+            ended = wait_process(proc, limits.timeout + STARTUP_SECONDS, on_slow)
         finally:
-            _kill_group(proc.pid)
+            kill_group(proc.pid)
             proc.wait()
-    return RunResult(
-        None if timed_out else proc.returncode,
-        timed_out,
-        _head(paths["stdout"], limits.output_bytes),
-        _head(paths["stderr"], limits.output_bytes),
-        _head(paths["channel"], limits.file_bytes),
-    )
+        if taken is not None:
+            # A namespace that ended by itself is empty once bwrap has exited; one that
+            # was killed may still be dying.
+            taken.dirty = not ended
+        return RunResult(
+            proc.returncode if ended else None,
+            not ended,
+            files.head("stdout", limits.output_bytes),
+            files.head("stderr", limits.output_bytes),
+            files.head("channel", limits.file_bytes),
+        )
 
 
-def _reap_uid(uid: int, patience: float = 5.0) -> None:
+def reap_uid(uid: int, patience: float = 5.0) -> None:
     """Wait until no process of the sandbox uid is left, killing stragglers: bwrap's pid
     namespace dies asynchronously, and the next run must start with a clean slate."""
     deadline = time.monotonic() + patience
@@ -205,17 +220,3 @@ def _reap_uid(uid: int, patience: float = 5.0) -> None:
         if time.monotonic() > deadline:
             return
         time.sleep(0.01)
-
-
-def _kill_group(pid: int) -> None:
-    # The child leads its own session: killing the group takes its children with it
-    # (under bubblewrap, killing its pid-namespace init takes every process inside).
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
-def _head(path: Path, limit: int) -> str:
-    with path.open("rb") as handle:
-        data = handle.read(limit + 1)
-    text = data[:limit].decode("utf-8", "replace")
-    return text + ("\n[output cut]" if len(data) > limit else "")

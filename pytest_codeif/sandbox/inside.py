@@ -1,0 +1,116 @@
+"""The first Python code that runs inside the sandbox; standard library only.
+
+Started as `python -S -s -P inside.py launch SPEC -- ARGS`, without site processing: the
+paths site would have given (probed once by the parent, see `startup.py`) are set
+directly, and `.pth` import hooks (editable installs' finders, setuptools' distutils shim)
+are not run, which saves most of an interpreter's start. It sets the rlimits, then runs
+ARGS as `python ARGS` would (a script, or `-m module`): one process per run
+(`process.py`). The fork server (`inside_server.py`) runs its runs with the same helpers.
+This file is kept small: a script is compiled afresh at every start.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import resource
+import signal
+import site
+import sys
+from collections.abc import Sequence
+from types import CodeType, ModuleType
+from typing import Any
+
+#: What a run's descriptors become: stdin, stdout, stderr, then the result channel.
+CHANNEL_FD = 3
+#: Exit status of a run whose sandbox could not be set up (bubblewrap uses 1 and 125+).
+SETUP_FAILED = 125
+MAX_MESSAGE = 1 << 20
+
+
+def set_limits(pairs: Sequence[Sequence[int]]) -> None:
+    """Set each (resource, limit) as both soft and hard limit: the code cannot raise it."""
+    for which, value in pairs:
+        resource.setrlimit(which, (value, value))
+
+
+def prepare_interpreter(spec: dict[str, Any]) -> None:
+    """Give this `-S` interpreter what site would have: the same sys.path and prefixes,
+    and the `exit`, `quit`, `help`, `copyright` builtins that code calls (under -S,
+    importing site ran nothing)."""
+    sys.path[:] = [str(p) for p in spec["path"]]
+    sys.prefix, sys.exec_prefix = str(spec["prefix"]), str(spec["exec_prefix"])
+    site.setquit()
+    site.setcopyright()
+    site.sethelper()
+
+
+def preload(modules: dict[str, str]) -> None:
+    """Import modules by file path under the given names (a plugin the child pytest is
+    told to load with `-p NAME`, without the package it lives in on sys.path)."""
+    if not modules:
+        return
+    import importlib.util  # noqa: PLC0415 - a few ms of a run's start that most never need
+
+    for name, path in modules.items():
+        found = importlib.util.spec_from_file_location(name, path)
+        if found is None or found.loader is None:
+            raise ImportError(f"cannot load {name} from {path}")
+        module = importlib.util.module_from_spec(found)
+        sys.modules[name] = module
+        found.loader.exec_module(module)
+
+
+def compile_script(path: str) -> CodeType:
+    """The code of a script (trusted: the harnesses), compiled as `python PATH` would."""
+    with open(path, "rb") as handle:
+        return compile(handle.read(), path, "exec", dont_inherit=True)
+
+
+def run_target(argv: Sequence[str], script: CodeType | None = None) -> None:
+    """Run ARGV as `python ARGV` would: a script as `__main__`, or `-m module`."""
+    if argv[0] == "-m":
+        import runpy  # noqa: PLC0415 - only `-m` needs it
+
+        sys.argv = [argv[1], *argv[2:]]  # run_module puts the module's path first
+        runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+        return
+    main = ModuleType("__main__")
+    main.__file__ = argv[0]
+    main.__builtins__ = builtins  # type: ignore[attr-defined]
+    sys.modules["__main__"] = main
+    sys.argv = list(argv)
+    exec(script or compile_script(argv[0]), main.__dict__)  # noqa: S102 - the harness
+
+
+def _die_with_parent(parent: int) -> None:
+    """Ask Linux to SIGKILL this process when its parent (pytest) dies: the `process`
+    backend has no pid namespace that dies with bubblewrap."""
+    import ctypes  # noqa: PLC0415 - only the `process` backend pays for it
+
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None).prctl(pr_set_pdeathsig, signal.SIGKILL)
+    if os.getppid() != parent:  # the parent died before the request was made
+        os._exit(SETUP_FAILED)
+
+
+def launch(spec: dict[str, Any], argv: Sequence[str]) -> None:
+    """One run in this process: rlimits first, before anything of the code is imported."""
+    set_limits(spec["limits"])
+    if spec.get("parent"):
+        _die_with_parent(int(spec["parent"]))
+    prepare_interpreter(spec)
+    preload(spec.get("preload") or {})
+    run_target(argv)
+
+
+def main() -> None:
+    mode, spec = sys.argv[1], json.loads(sys.argv[2])
+    if mode != "launch" or sys.argv[3] != "--":
+        raise SystemExit("usage: inside.py launch SPEC -- ARGS")
+    launch(spec, sys.argv[4:])
+
+
+if __name__ == "__main__":
+    main()
