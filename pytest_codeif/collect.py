@@ -25,8 +25,7 @@ from pytest_codeif.report.records import (
 from pytest_codeif.report.task_code import code_entry
 from pytest_codeif.state import get_state
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
-from pytest_codeif.taskfile.parse import FUNCTIONAL_ITEM, TaskProblems, parse_task_file
-from pytest_codeif.taskfile.yamlload import load_task_yaml
+from pytest_codeif.taskfile.parse import FUNCTIONAL_ITEM, TaskProblems
 
 INVALID_FILE_ITEM = "invalid-task-file"
 FILE_LABEL = "(file)"
@@ -54,8 +53,7 @@ class TaskFile(pytest.File):
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
         state = get_state(self.config)
         try:
-            loaded = load_task_yaml(self.path)
-            parsed = parse_task_file(loaded, state.registry, self.config.rootpath)
+            parsed = state.taskfiles.read(self.path, self.config.rootpath)
         except TaskFileError as exc:
             yield InvalidTaskItem.from_parent(
                 self, name=INVALID_FILE_ITEM, label=FILE_LABEL, error=exc

@@ -283,8 +283,9 @@ def pytest_collection(session: pytest.Session) -> Generator[None, object, object
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Plan tool batches for the selected items only, so -k and --lf pay for less; a
-    pytest-xdist worker plans only the items it is given, as they arrive."""
-    if not _enabled(session.config):
+    pytest-xdist worker plans only the items it is given, as they arrive. Nothing runs
+    under --collect-only: nothing is planned."""
+    if not _enabled(session.config) or session.config.option.collectonly:
         return
     from pytest_codeif.planning import plan
     from pytest_codeif.state import get_state

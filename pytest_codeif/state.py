@@ -13,6 +13,7 @@ from pytest_codeif.engine.engine import Engine
 from pytest_codeif.engine.functional_pool import FunctionalPool
 from pytest_codeif.engine.verdict_cache import VerdictCache
 from pytest_codeif.sandbox.isolation import choose_isolation
+from pytest_codeif.taskfile.parsed_cache import FOLDER, TaskFileCache
 
 
 @dataclass
@@ -22,6 +23,8 @@ class CodeifState:
     registry: CheckRegistry
     engine: Engine
     pool: FunctionalPool
+    #: Reads task files, through pytest's cache directory when there is one.
+    taskfiles: TaskFileCache
     #: Node ids whose tool runs are planned (see `planning.py`).
     planned: set[str] = field(default_factory=set)
     #: Plan as items arrive (a pytest-xdist worker) instead of all at collection.
@@ -59,7 +62,8 @@ def create_state(config: pytest.Config) -> CodeifState:
     engine.eager = not config.getoption("maxfail", 0)
     pool = FunctionalPool(engine)
     engine.functional = pool.outcome  # checks of observed values share the task's run
-    return CodeifState(registry, engine, pool)
+    taskfiles = TaskFileCache(pytest_cache.mkdir(FOLDER) if pytest_cache else None, registry)
+    return CodeifState(registry, engine, pool, taskfiles)
 
 
 def get_state(config: pytest.Config) -> CodeifState:

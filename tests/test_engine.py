@@ -12,6 +12,7 @@ from pytest_codeif.checks.base import Finding
 from pytest_codeif.checks.construct import ConstructCheck
 from pytest_codeif.checks.mypy_types import MypyCheck
 from pytest_codeif.checks.ruff_rules import RuffCheck
+from pytest_codeif.engine import engine as engine_module
 from pytest_codeif.engine import tool_batches as batches_module
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.errors import Location
@@ -174,6 +175,45 @@ def test_without_eager_decisions_each_constraint_waits_for_its_item(tmp_path: Pa
     assert engine.evaluate(first, counted).status == "satisfied"
     assert len(_Counted.evaluations) == 1
     assert engine.evaluate(second, counted).status == "violated"
+    engine.close()
+
+
+class _Observing(ConstructCheck):
+    """Reads the parse when its item runs, as checks of observed calls do."""
+
+    observes_calls = True
+
+
+def test_a_task_read_again_at_its_items_is_parsed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parses: list[str] = []
+    real = engine_module.ParsedModule
+
+    def counted(source, place):
+        parses.append(source.text)
+        return real(source, place)
+
+    monkeypatch.setattr(engine_module, "ParsedModule", counted)
+    engine = Engine(tmp_path, tmp_path / "work")
+    _Counted.evaluations.clear()
+    code_only = spec(_Counted({"forbid": ["global"]}))
+    observing = spec(_Observing({"forbid": ["global"]}))
+    first = task(tmp_path, "first", "global first\n")
+    engine.plan(first, code_only)
+    engine.plan(first, observing)
+    # More units than the engine keeps parsed, decided ahead: without deferral they
+    # would evict `first`'s parse before its items run.
+    others = [
+        task(tmp_path, f"o{i}", f"x{i} = {i}\n") for i in range(engine_module.PARSED_KEPT + 8)
+    ]
+    for other in others:
+        engine.plan(other, code_only)
+    engine.start()
+    assert len(_Counted.evaluations) == len(others)  # `first`'s waits for its item
+    assert engine.evaluate(first, code_only).status == "violated"
+    assert engine.evaluate(first, observing).status == "violated"
+    assert parses.count("global first\n") == 1
     engine.close()
 
 

@@ -35,6 +35,8 @@ def test_marks_follow_key_paths(tmp_path: Path) -> None:
         ("base: &b {x: 1}\nderived:\n  <<: *b\n", 3, "merge keys"),
         ("tasks:\n\t- id: a\n", 2, "invalid YAML"),
         ("[" * 500 + "]" * 500, 1, "nesting deeper than"),
+        ("a: 1\nb: !!int abc\n", 2, "invalid value: 'abc' is not a valid int"),
+        ("tasks:\n  - {id: a, x: [{y: !!bool maybe}]}\n", 2, "'maybe' is not a valid bool"),
     ],
 )
 def test_hostile_documents_get_located_errors(
@@ -83,3 +85,13 @@ def test_one_anchor_shared_by_many_tasks_is_not_a_bomb(tmp_path: Path) -> None:
     text += "".join(f"  - {{id: t{i}, code: x, constraints: *c}}\n" for i in range(20_000))
     loaded = load(tmp_path, text)
     assert loaded.data["tasks"][-1]["constraints"][1] == {"check": "mypy"}
+
+
+def test_deep_positions_are_those_of_a_full_walk(tmp_path: Path) -> None:
+    text = "tasks:\n  - id: a\n    tests:\n      - input:\n          args:\n            - 1\n"
+    loaded = load(tmp_path, text)
+    assert max(len(path) for path in loaded.marks) == 4  # kept: what a valid file needs
+    assert loaded.location(("tasks", 0, "tests", 0, "input", "args", 0)).line == 6
+    assert loaded.key_location(("tasks", 0, "tests", 0, "input", "args")).line == 5
+    assert loaded.location(("tasks", 0, "tests", 0, "input", "nope")).line == 5
+    assert loaded.mark(("tasks", 0, "tests", 0, "input")) is not None

@@ -66,6 +66,10 @@ class Engine:
         self._shown: dict[Path, str] = {}
         #: Planned constraints that need only the code, decided by `start`.
         self._local: list[tuple[Task, ConstraintSpec]] = []
+        #: Tasks with a check that reads the parse when its item runs (it observes the
+        #: code's calls): their code-only constraints are decided then too, from one
+        #: parse, rather than ahead, from a parse evicted by the time the item runs.
+        self._parsed_late: set[tuple[Path, str]] = set()
         #: Verdicts reached ahead of their items (by `start`, or read from the cache by
         #: `plan`), taken by `evaluate`.
         self._decided: dict[str, Verdict] = {}
@@ -153,7 +157,9 @@ class Engine:
         configs = list(constraint.check.tool_configs())
         for config in configs:
             self.tools.plan(config, unit)
-        if not configs and not constraint.check.observes_calls:
+        if constraint.check.observes_calls:
+            self._parsed_late.add((task.path, task.id))
+        elif not configs:
             self._local.append((task, constraint))
 
     def start(self) -> None:
@@ -170,6 +176,8 @@ class Engine:
 
     def _decide_code_only(self, local: list[tuple[Task, ConstraintSpec]]) -> None:
         for task, constraint in local:
+            if (task.path, task.id) in self._parsed_late:
+                continue  # decided when its item runs, beside the task's other checks
             try:
                 unit = self.unit(task)
             except Undecidable:

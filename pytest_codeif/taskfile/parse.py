@@ -19,18 +19,18 @@ from jsonschema.protocols import Validator
 
 from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.registry import CheckRegistry
-from pytest_codeif.code.scope import ScopePatternError, scope_from
+from pytest_codeif.code.scope import Scope, ScopePatternError, scope_from
 from pytest_codeif.errors import TaskFileError
 from pytest_codeif.spec import CallCase, CodeSpec, PytestCase, SourceKind
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
 from pytest_codeif.taskfile.responses import ResponseFiles, responses_of, sources
 from pytest_codeif.taskfile.schema import (
     CONSTRAINT_KEYS,
+    SchemaMemo,
     case_schema,
     constraint_schema,
     file_schema,
     make_validator,
-    schema_problems,
     task_schema,
 )
 from pytest_codeif.taskfile.yamlload import KeyPath, LoadedYaml
@@ -81,17 +81,23 @@ class ParsedFile:
 
 
 def parse_task_file(
-    loaded: LoadedYaml, registry: CheckRegistry, root: Path | None = None
+    loaded: LoadedYaml,
+    registry: CheckRegistry,
+    root: Path | None = None,
+    memo: SchemaMemo | None = None,
 ) -> ParsedFile:
     """Validate `loaded` and build its tasks; problems of the file itself raise
     `TaskProblems` (or `TaskFileError`), each bad task is one error of the result.
 
     With `root` (pytest's rootdir), every path a task names must lie inside it, symlinks
     resolved: a task file from elsewhere cannot point the tools at the host's files.
+    `memo` records the schema problems found (or replays those of an earlier parse of
+    the same bytes); everything else (paths, responses, checks) is decided afresh.
     """
+    memo = memo if memo is not None else SchemaMemo()
     if loaded.data is None:
         raise TaskFileError(loaded.location(()), "the file is empty; expected a `tasks:` list")
-    found = schema_problems(_FILE, loaded.data)
+    found = memo.problems(_FILE, loaded.data)
     if found:
         raise TaskProblems(
             [
@@ -102,7 +108,7 @@ def parse_task_file(
             ]
         )
     parsed = ParsedFile()
-    context = _FileContext(loaded, registry, root.resolve() if root is not None else None)
+    context = _FileContext(loaded, registry, root.resolve() if root is not None else None, memo)
     first_use: dict[str, int] = {}
     labels: set[str] = set()  # node names taken by error items
     for index, raw in enumerate(loaded.data["tasks"]):
@@ -148,9 +154,11 @@ class _FileContext:
     loaded: LoadedYaml
     registry: CheckRegistry
     root: Path | None
+    memo: SchemaMemo
     #: Suites repeat the same constraint over thousands of tasks: a constraint already
     #: validated and built is reused (checks are immutable once built).
     built: dict[tuple[str, str], Check] = field(default_factory=dict)
+    scopes: dict[tuple[str, str], Scope] = field(default_factory=dict)
     validators: dict[type[Check], Validator] = field(default_factory=dict)
     #: JSONL files of responses, read once however many tasks read them.
     response_files: ResponseFiles = field(default_factory=ResponseFiles)
@@ -186,7 +194,7 @@ class _TaskBuilder:
 
     def valid(self, validator: Validator, rel: KeyPath, value: Any) -> bool:
         """Record every schema problem of `value` (found at `rel`); True if none."""
-        found = schema_problems(validator, value, (*self.base, *rel))
+        found = self.context.memo.problems(validator, value, (*self.base, *rel))
         for problem in found:
             self.problem((*rel, *problem.path), problem.message, at_key=problem.at_key)
         return not found
@@ -272,7 +280,7 @@ class _TaskBuilder:
                 ("exclude",), "`exclude` leaves files out of a `directory`; this task has none"
             )
             return None
-        mark = self.loaded.marks.get((*self.base, kind))
+        mark = self.loaded.mark((*self.base, kind))
         return CodeSpec(kind, raw[kind], self.at(kind), mark, exclude)
 
     def _existing_path(self, value: str, rel: KeyPath, *, want_dir: bool) -> Path | None:
@@ -353,11 +361,14 @@ class _TaskBuilder:
                 self.problem(rel, f"invalid options for check `{name}`: {exc}")
                 return None
             self.context.built[key] = check
-        try:
-            scope = scope_from(raw)
-        except ScopePatternError as exc:
-            self.problem(rel, f"invalid scope: {exc}")
-            return None
+        scope = self.context.scopes.get(key)
+        if scope is None:
+            try:
+                scope = scope_from(raw)
+            except ScopePatternError as exc:
+                self.problem(rel, f"invalid scope: {exc}")
+                return None
+            self.context.scopes[key] = scope
         return ConstraintSpec(
             id=raw.get("id", name),
             check=check,

@@ -333,6 +333,29 @@ def schema_problems(validator: Validator, instance: Any, base: KeyPath = ()) -> 
     return list(problems.values())
 
 
+class SchemaMemo:
+    """The schema problems of one task file, by the key path of each validated value.
+
+    Fresh, it validates and records what it finds (`recorded`); built from a record of
+    the same file (same bytes, same schemas: see `parsed_cache.py`), it replays it
+    without validating anything. Only values with problems are recorded: a valid file
+    records nothing, and each value is validated at one key path only.
+    """
+
+    def __init__(self, recorded: Mapping[KeyPath, list[Problem]] | None = None) -> None:
+        self.replaying = recorded is not None
+        self.recorded: dict[KeyPath, list[Problem]] = dict(recorded or {})
+
+    def problems(self, validator: Validator, instance: Any, base: KeyPath = ()) -> list[Problem]:
+        """`schema_problems(validator, instance, base)`, recorded at `base` or replayed."""
+        if self.replaying:
+            return list(self.recorded.get(base, ()))
+        found = schema_problems(validator, instance, base)
+        if found:
+            self.recorded[base] = found
+        return found
+
+
 @dataclass(frozen=True)
 class _Said:
     """One problem as a sentence; `suggests` is an unknown key's near miss, `missing` the
