@@ -18,7 +18,14 @@ Every pytest run here leaves out Hypothesis's pytest plugin: Hypothesis is a tes
 dependency of this repository, not of pytest-codeif, and its plugin imports Hypothesis
 at the end of every session (about a second), which no user of the plugin pays.
 
+With `--items`, instead: one pytest item per task (`--codeif-items=task`) against the
+default (one per constraint), both with an empty verdict cache, each the best of
+`--rounds` runs taken alternately, on the corpus and generated suites of each `--sizes`;
+beside them the floor (tools overlapped with the parses) and pytest alone on as many
+trivial items as each mode has.
+
 Usage: python benchmarks/suite_speed.py [--generated N] [--sample N]
+       python benchmarks/suite_speed.py --items [--sizes 2000 10000] [--rounds 2]
 """
 
 from __future__ import annotations
@@ -174,7 +181,7 @@ def naive(folder: Path, codes: list[str], sample: int) -> float:
 
 def pytest_own_cost(folder: Path, items: int) -> float:
     """pytest alone on as many trivial items as the suite has (no plugin work at all)."""
-    (folder / "own").mkdir()
+    (folder / "own").mkdir(parents=True)
     (folder / "own" / "test_items.py").write_text(
         f"import pytest\n\n@pytest.mark.parametrize('i', range({items}))\n"
         "def test_item(i):\n    pass\n"
@@ -217,11 +224,64 @@ def measure(name: str, codes: list[str], sample: int) -> None:
     print(f"  {'peak RSS, largest process of the cold run':<48} {peak:7.0f} MiB")
 
 
+def cpu_of_children() -> float:
+    """CPU seconds (user + system) of every waited-for child process so far, their own
+    children (ruff, mypy, sandboxes) included: a figure other load on the machine
+    changes far less than wall time."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def compare_items(name: str, codes: list[str], rounds: int) -> None:
+    """`--codeif-items=task` against the default on one suite, best of `rounds` each,
+    in wall time and in CPU time."""
+    fresh = ("-p", "no:cacheprovider", "--codeif-no-cache")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        write_suite(folder, codes)
+        default = task = cpu_default = cpu_task = float("inf")
+        for _ in range(rounds):
+            before = cpu_of_children()
+            default = min(default, pytest_run(folder, *fresh))
+            middle = cpu_of_children()
+            task = min(task, pytest_run(folder, *fresh, "--codeif-items=task"))
+            cpu_default = min(cpu_default, middle - before)
+            cpu_task = min(cpu_task, cpu_of_children() - middle)
+        both = floor(folder / "floor", codes, overlapped=True)
+        own_default = pytest_own_cost(folder / "default", len(codes) * len(CONSTRAINTS))
+        own_task = pytest_own_cost(folder / "task", len(codes))
+    rows = [
+        ("floor (tools overlapped with the parses)", both, ""),
+        ("pytest alone, one item per constraint", own_default, ""),
+        ("pytest alone, one item per task", own_task, ""),
+        ("pytest --codeif (one item per constraint)", default, f"{default / both:5.2f} x floor"),
+        ("pytest --codeif --codeif-items=task", task, f"{task / both:5.2f} x floor"),
+        ("  task items against the default", task, f"{task / default:5.2f} x default"),
+        ("CPU time, one item per constraint", cpu_default, ""),
+        ("CPU time, one item per task", cpu_task, f"{cpu_task / cpu_default:5.2f} x default"),
+    ]
+    print(f"{name}: {len(codes)} tasks x {len(CONSTRAINTS)} constraints, best of {rounds}")
+    for label, seconds, ratio in rows:
+        print(f"  {label:<48} {seconds:7.1f} s  {ratio}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--generated", type=int, default=10_000)
     parser.add_argument("--sample", type=int, default=30)
+    parser.add_argument("--items", action="store_true", help="compare --codeif-items modes")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2_000, 10_000])
+    parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
+    if args.items:
+        if CORPUS.is_dir():
+            compare_items("MultiCodeIF corpus", corpus_codes(), args.rounds)
+        else:
+            print(f"MultiCodeIF corpus: skipped ({CORPUS} absent)")
+        for size in args.sizes:
+            codes = [GENERATED.format(i=i) for i in range(size)]
+            compare_items("generated suite", codes, args.rounds)
+        return
     if CORPUS.is_dir():
         measure("MultiCodeIF corpus", corpus_codes(), args.sample)
     else:

@@ -1,5 +1,7 @@
 """Where a task file becomes pytest nodes: file -> task -> one item per constraint, plus
 one item for the task's functional tests. A bad file or task becomes one error item.
+With `--codeif-items=task` (see `items_mode.py`) a task holds one `TaskItem` instead,
+deciding all of it and recording each constraint's outcome as its own item would.
 
 Verdicts are reached in `setup` (so "could not decide" is reported by pytest as an
 error, counted apart from failures) and turned into a failure in `runtest`.
@@ -15,6 +17,7 @@ import pytest
 from pytest_codeif.errors import Location, TaskFileError, format_key_path
 from pytest_codeif.gate.apply import apply_gate, mark_skipped, skip_reason
 from pytest_codeif.gate.session import gate_state
+from pytest_codeif.items_mode import TASK_ITEMS, items_mode
 from pytest_codeif.outcome import FunctionalOutcome, Undecidable, Verdict
 from pytest_codeif.report.records import (
     Record,
@@ -28,6 +31,8 @@ from pytest_codeif.taskfile.model import ConstraintSpec, Task
 from pytest_codeif.taskfile.parse import FUNCTIONAL_ITEM, TaskProblems
 
 INVALID_FILE_ITEM = "invalid-task-file"
+#: The name of a task's one item under `--codeif-items=task` (`file::task::all`).
+TASK_ITEM = "all"
 FILE_LABEL = "(file)"
 #: An invalid task's error lists at most this many problems, then says how many more.
 MAX_SHOWN = 20
@@ -97,6 +102,10 @@ class TaskNode(pytest.Collector):
             self.add_marker(pytest.mark.codeif(**plain))
 
     def collect(self) -> Iterator[pytest.Item]:
+        if items_mode(self.config) == TASK_ITEMS:
+            if self.task.constraints or self.task.has_tests:
+                yield TaskItem.from_parent(self, name=TASK_ITEM, task=self.task)
+            return
         for constraint in self.task.constraints:
             yield ConstraintItem.from_parent(
                 self, name=constraint.id, task=self.task, constraint=constraint
@@ -123,13 +132,14 @@ class CodeifItem(pytest.Item):
         self.record = record
         self.verdict = verdict
         # junitxml writes user_properties as <property> elements of the testcase.
-        self.user_properties.append(("codeif_status", verdict.status))
-        if verdict.error_kind:
-            self.user_properties.append(("codeif_error_kind", verdict.error_kind))
+        self.user_properties += _status_properties(verdict)
         if verdict.status == "error":
-            raise CodeifOutcome(
-                f"{what} could not be decided ({verdict.error_kind}): {verdict.error}"
-            )
+            raise CodeifOutcome(_undecided_text(verdict, what))
+
+    def outcome_records(self) -> list[Record]:
+        """The records this item's decisive report carries to the reporter (one per
+        outcome: `report.records.records_of` reads them back)."""
+        return [] if self.record is None else [self.record]
 
     def _attach_code(self, task: Task, record: Record) -> None:
         """The first record of a task this process reports carries the task's code for the
@@ -146,6 +156,38 @@ class CodeifItem(pytest.Item):
         except Undecidable:
             return  # no code to carry; the records say why
         record["code"] = code_entry(task.code, unit, engine.display)
+
+    def _judge_constraint(
+        self, nodeid: str, task: Task, constraint: ConstraintSpec
+    ) -> tuple[Verdict, Record, str | None]:
+        """One constraint's verdict (after the gate) and its record under `nodeid`, or
+        why it is skipped; the one path every constraint outcome is reached by, whether
+        it has its own item or shares its task's."""
+        engine = get_state(self.config).engine
+        gate = gate_state(self.config)
+        skipped = None if gate is None else skip_reason(gate, engine, task, constraint)
+        if skipped is not None:
+            unjudged = Verdict("satisfied")
+            record = constraint_record(nodeid, self._display_file(), task, constraint, unjudged)
+            mark_skipped(record, skipped)
+            return unjudged, record, skipped
+        verdict = engine.evaluate(task, constraint)
+        record = constraint_record(
+            nodeid, self._display_file(), task, constraint, verdict, root=self.config.rootpath
+        )
+        if gate is not None:
+            verdict = apply_gate(gate, verdict, record)
+        self._attach_code(task, record)
+        return verdict, record, None
+
+    def _judge_functional(self, nodeid: str, task: Task) -> tuple[FunctionalOutcome, Record]:
+        """The outcome of a task's functional tests and its record under `nodeid`."""
+        outcome = get_state(self.config).pool.outcome(task)
+        record = functional_record(
+            nodeid, self._display_file(), task, outcome, root=self.config.rootpath
+        )
+        self._attach_code(task, record)
+        return outcome, record
 
     def runtest(self) -> None:
         if self.skipped_because is not None:
@@ -174,44 +216,17 @@ class ConstraintItem(CodeifItem):
             self.user_properties.append(("codeif_level", constraint.level))
 
     def setup(self) -> None:
-        engine = get_state(self.config).engine
-        gate = gate_state(self.config)
-        if gate is not None:
-            self.skipped_because = skip_reason(gate, engine, self.task, self.constraint)
+        verdict, record, self.skipped_because = self._judge_constraint(
+            self.nodeid, self.task, self.constraint
+        )
         if self.skipped_because is not None:
-            self.record = constraint_record(
-                self.nodeid, self._display_file(), self.task, self.constraint, Verdict("satisfied")
-            )
-            mark_skipped(self.record, self.skipped_because)
+            self.record = record
             self.user_properties.append(("codeif_status", "skipped"))
             return
-        verdict = engine.evaluate(self.task, self.constraint)
-        record = constraint_record(
-            self.nodeid,
-            self._display_file(),
-            self.task,
-            self.constraint,
-            verdict,
-            root=self.config.rootpath,
-        )
-        if gate is not None:
-            verdict = apply_gate(gate, verdict, record)
-        self._attach_code(self.task, record)
-        self._decide(
-            verdict,
-            record,
-            f"constraint {self.constraint.id!r} (check {self.constraint.check_name})",
-        )
+        self._decide(verdict, record, _constraint_what(self.constraint))
 
     def violation_text(self) -> str:
-        lines = [
-            f"constraint {self.constraint.id!r} violated (check {self.constraint.check_name}):"
-        ]
-        lines += [f"  {e}" for e in self.verdict.evidence]
-        lines += [f"note: {n}" for n in self.verdict.notes]
-        if self.constraint.message:
-            lines.append(f"what to do: {self.constraint.message}")
-        return "\n".join(lines)
+        return _constraint_violation(self.constraint, self.verdict)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, self.constraint.location.line - 1, f"{self.task.id}::{self.constraint.id}"
@@ -227,22 +242,95 @@ class FunctionalItem(CodeifItem):
         self.extra_keyword_matches.add("functional")
 
     def setup(self) -> None:
-        state = get_state(self.config)
-        self.outcome: FunctionalOutcome = state.pool.outcome(self.task)
-        record = functional_record(
-            self.nodeid, self._display_file(), self.task, self.outcome, root=self.config.rootpath
-        )
-        self._attach_code(self.task, record)
-        self._decide(self.outcome.verdict, record, "the functional tests")
+        self.outcome, record = self._judge_functional(self.nodeid, self.task)
+        self._decide(self.outcome.verdict, record, FUNCTIONAL_WHAT)
 
     def violation_text(self) -> str:
-        failed = len(self.verdict.evidence)
-        total = len(self.outcome.cases)
-        lines = [f"{failed} of {total} functional test case{'s' if total != 1 else ''} failed:"]
-        return "\n".join(lines + [f"  {e}" for e in self.verdict.evidence])
+        return _functional_violation(self.outcome)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
         return self.path, self.task.location.line - 1, f"{self.task.id}::{FUNCTIONAL_ITEM}"
+
+
+class TaskItem(CodeifItem):
+    """All of one task (one response of a `responses` task) under `--codeif-items=task`:
+    each constraint and the functional tests reached by the same code as their own
+    items, and recorded under the node ids those items would have, so every report reads
+    as in the default mode while pytest pays for one item per task. An undecidable
+    outcome makes it an error, else a violated one a failure; its text has one section
+    per outcome that is not satisfied, each as that outcome's own item would show it."""
+
+    def __init__(self, *, task: Task, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.task = task
+        self.add_marker("codeif")
+        # `-k` by what names a constraint item selects the tasks holding such a
+        # constraint: a task is decided whole, never one constraint of it.
+        words = {"functional"} if task.has_tests else set()
+        for constraint in task.constraints:
+            words.update((constraint.id, constraint.check_name, constraint.category))
+        self.extra_keyword_matches.update(words)
+        self.records: list[Record] = []
+        #: (status, text) of each outcome that is neither satisfied nor skipped.
+        self.sections: list[tuple[str, str]] = []
+
+    def setup(self) -> None:
+        # `file::task`: where the node id of each outcome's own item would start.
+        base = self.nodeid.rpartition("::")[0]
+        skips: list[str] = []
+        for constraint in self.task.constraints:
+            verdict, record, skipped = self._judge_constraint(
+                f"{base}::{constraint.id}", self.task, constraint
+            )
+            self.records.append(record)
+            # junitxml: each outcome's properties as its own item's, after its name.
+            self.user_properties += _constraint_properties(constraint)
+            if skipped is not None:
+                skips.append(skipped)
+                self.user_properties.append(("codeif_status", "skipped"))
+                continue
+            self.user_properties += _status_properties(verdict)
+            what = _constraint_what(constraint)
+            if verdict.status == "error":
+                self.sections.append(("error", _undecided_text(verdict, what)))
+            elif verdict.status == "violated":
+                self.sections.append(("violated", _constraint_violation(constraint, verdict)))
+        if self.task.has_tests:
+            outcome, record = self._judge_functional(f"{base}::{FUNCTIONAL_ITEM}", self.task)
+            self.records.append(record)
+            self.user_properties.append(("codeif_constraint", FUNCTIONAL_ITEM))
+            self.user_properties += _status_properties(outcome.verdict)
+            if outcome.verdict.status == "error":
+                self.sections.append(("error", _undecided_text(outcome.verdict, FUNCTIONAL_WHAT)))
+            elif outcome.verdict.status == "violated":
+                self.sections.append(("violated", _functional_violation(outcome)))
+        if skips and len(skips) == len(self.records):
+            # Nothing of the task is judged: skipped, as each of its own items would be.
+            self.skipped_because = "; ".join(dict.fromkeys(skips))
+        if any(status == "error" for status, _ in self.sections):
+            raise CodeifOutcome(self._text())
+
+    def runtest(self) -> None:
+        if self.skipped_because is not None:
+            raise pytest.skip.Exception(self.skipped_because, _use_item_location=True)
+        if self.sections:
+            raise CodeifOutcome(self._text())
+
+    def _text(self) -> str:
+        """A first line counting what is wrong (pytest's short summary shows it), then
+        one section per outcome."""
+        errors = sum(status == "error" for status, _ in self.sections)
+        violated = len(self.sections) - errors
+        counts = [f"{violated} violated"] if violated else []
+        counts += [f"{errors} could not be decided"] if errors else []
+        head = f"task {self.task.id!r}: {', '.join(counts)} (of {len(self.records)} outcomes)"
+        return "\n\n".join([head, *(text for _, text in self.sections)])
+
+    def outcome_records(self) -> list[Record]:
+        return self.records
+
+    def reportinfo(self) -> tuple[Any, int | None, str]:
+        return self.path, self.task.location.line - 1, f"task {self.task.id}"
 
 
 class InvalidTaskItem(CodeifItem):
@@ -291,3 +379,52 @@ def _where(shown: str, problem: TaskFileError) -> str:
     """`file:line: at key.path: message`."""
     loc = problem.location
     return f"{shown}:{loc.line}: at {format_key_path(loc.key_path)}: {problem.message}"
+
+
+FUNCTIONAL_WHAT = "the functional tests"
+
+
+def _status_properties(verdict: Verdict) -> list[tuple[str, object]]:
+    """junitxml properties of one outcome: its status, and why it is undecidable."""
+    found: list[tuple[str, object]] = [("codeif_status", verdict.status)]
+    if verdict.error_kind:
+        found.append(("codeif_error_kind", verdict.error_kind))
+    return found
+
+
+def _constraint_properties(constraint: ConstraintSpec) -> list[tuple[str, object]]:
+    """junitxml properties naming a constraint's outcome among its task's."""
+    found: list[tuple[str, object]] = [
+        ("codeif_constraint", constraint.id),
+        ("codeif_check", constraint.check_name),
+        ("codeif_category", constraint.category),
+    ]
+    if constraint.level is not None:
+        found.append(("codeif_level", constraint.level))
+    return found
+
+
+def _constraint_what(constraint: ConstraintSpec) -> str:
+    return f"constraint {constraint.id!r} (check {constraint.check_name})"
+
+
+def _undecided_text(verdict: Verdict, what: str) -> str:
+    return f"{what} could not be decided ({verdict.error_kind}): {verdict.error}"
+
+
+def _constraint_violation(constraint: ConstraintSpec, verdict: Verdict) -> str:
+    """What a violated constraint's item shows: the findings, notes, what to do."""
+    lines = [f"constraint {constraint.id!r} violated (check {constraint.check_name}):"]
+    lines += [f"  {e}" for e in verdict.evidence]
+    lines += [f"note: {n}" for n in verdict.notes]
+    if constraint.message:
+        lines.append(f"what to do: {constraint.message}")
+    return "\n".join(lines)
+
+
+def _functional_violation(outcome: FunctionalOutcome) -> str:
+    """What a task's failing functional tests show: each failed case."""
+    failed = len(outcome.verdict.evidence)
+    total = len(outcome.cases)
+    lines = [f"{failed} of {total} functional test case{'s' if total != 1 else ''} failed:"]
+    return "\n".join(lines + [f"  {e}" for e in outcome.verdict.evidence])

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pytest_codeif.collect import ConstraintItem, FunctionalItem
+from pytest_codeif.collect import ConstraintItem, FunctionalItem, TaskItem
 from pytest_codeif.state import CodeifState
 
 
@@ -31,6 +31,11 @@ def plan(state: CodeifState, items: Iterable[pytest.Item]) -> None:
             state.engine.plan(item.task, item.constraint)
         elif isinstance(item, FunctionalItem):
             state.pool.plan(item.task)
+        elif isinstance(item, TaskItem):
+            for constraint in item.task.constraints:
+                state.engine.plan(item.task, constraint)
+            if item.task.has_tests:
+                state.pool.plan(item.task)
 
 
 def start(state: CodeifState) -> None:

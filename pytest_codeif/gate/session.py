@@ -36,6 +36,7 @@ from pytest_codeif.gate.baseline import (
     write_baseline,
 )
 from pytest_codeif.gate.changes import ChangedCode, GitError, find_changes
+from pytest_codeif.report.records import records_of
 
 #: Exit statuses after which the baseline is not written: the run did not finish.
 _UNFINISHED = (
@@ -172,17 +173,18 @@ class GateReporter:
         return lines
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        record = getattr(report, "codeif_record", None)
-        if not self.state.writing or not isinstance(record, dict):
+        if not self.state.writing:
             return
-        if record.get("kind") != "constraint" or record.get("status") not in (
-            "satisfied",
-            "violated",
-        ):
-            return  # undecidable, skipped: its recorded findings are kept
-        gate = record.get("gate") or {}
-        self.decided.add(constraint_key(record))
-        self.entries += entries_of(record, [*record.get("evidence", []), *gate.get("absorbed", [])])
+        for record in records_of(report):
+            if record.get("kind") != "constraint" or record.get("status") not in (
+                "satisfied",
+                "violated",
+            ):
+                continue  # undecidable, skipped: its recorded findings are kept
+            gate = record.get("gate") or {}
+            self.decided.add(constraint_key(record))
+            found = [*record.get("evidence", []), *gate.get("absorbed", [])]
+            self.entries += entries_of(record, found)
 
     def pytest_sessionfinish(self, exitstatus: int) -> None:
         # A plain hook: it runs before the terminal summary, which prints the notice.

@@ -134,6 +134,26 @@ def functional_record(
     }
 
 
+def records_of(report: Any) -> list[Record]:
+    """The records a test report carries (`codeif_records`, set where the item's
+    verdict is reached): one for an item of one outcome, one per outcome of a task's
+    item under `--codeif-items=task`, none for any other report."""
+    found = getattr(report, "codeif_records", None)
+    if not isinstance(found, list):
+        return []
+    return [record for record in found if isinstance(record, dict)]
+
+
+def tolerable(records: list[Record]) -> bool:
+    """Whether a failed report fails only for violated constraints (what a passing
+    `--codeif-fail-under` / `--codeif-max-violations` gate excuses), not for an
+    undecidable outcome or failing functional tests."""
+    failing = [r for r in records if r["status"] in ("violated", "error")]
+    return bool(failing) and all(
+        r["kind"] == "constraint" and r["status"] == "violated" for r in failing
+    )
+
+
 def lost_record(nodeid: str, reason: str) -> Record:
     """An item whose verdict never arrived (its pytest-xdist worker crashed)."""
     parts = nodeid.split("::")

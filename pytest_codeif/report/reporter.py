@@ -24,7 +24,7 @@ from pytest_codeif.report.groups import by_group
 from pytest_codeif.report.groups import render as render_groups
 from pytest_codeif.report.groups import to_dict as groups_to_dict
 from pytest_codeif.report.json_report import build_report, write_atomically
-from pytest_codeif.report.records import Record, lost_record
+from pytest_codeif.report.records import Record, lost_record, records_of, tolerable
 from pytest_codeif.report.rounds import render as render_rounds
 from pytest_codeif.report.rounds import transitions
 from pytest_codeif.report.sarif import build_sarif
@@ -79,15 +79,10 @@ class CodeifReporter:
         self.notices: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        record = getattr(report, "codeif_record", None)
-        if isinstance(record, dict):
-            self.records.append(record)
-            if (
-                report.failed
-                and not hasattr(report, "wasxfail")
-                and record["kind"] == "constraint"
-                and record["status"] == "violated"
-            ):
+        records = records_of(report)
+        if records:
+            self.records += records
+            if report.failed and not hasattr(report, "wasxfail") and tolerable(records):
                 self.tolerable += 1
         elif report.failed and self._is_codeif(report.nodeid):
             # A failure without a record: the process reaching the verdict died (a
