@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from pytest_codeif.checks.base import advice_of
 from pytest_codeif.errors import Location, TaskFileError, format_key_path
 from pytest_codeif.gate.apply import apply_gate, mark_skipped, skip_reason
 from pytest_codeif.gate.session import gate_state
@@ -417,8 +418,9 @@ def _constraint_violation(constraint: ConstraintSpec, verdict: Verdict) -> str:
     lines = [f"constraint {constraint.id!r} violated (check {constraint.check_name}):"]
     lines += [f"  {e}" for e in verdict.evidence]
     lines += [f"note: {n}" for n in verdict.notes]
-    if constraint.message:
-        lines.append(f"what to do: {constraint.message}")
+    # The constraint's own words, else the check's advice: a report reader is never
+    # left with findings and no next step.
+    lines.append(f"what to do: {constraint.message or advice_of(constraint.check)}")
     return "\n".join(lines)
 
 

@@ -114,7 +114,9 @@ class ComplexityCheck(Check):
                 "input": "[list(range(n))]",
                 "time": "O(n)",
                 "space": "O(1)",
-                "sizes": [20000, 40000, 80000, 160000],
+                # The default sizes: lists that stay in the CPU's caches. Past a few MB a
+                # list's sum is bound by memory bandwidth, which busy neighbours share,
+                # and on a loaded CI machine O(n) code read as O(n^2).
             },
         ),
         Sample(
@@ -160,7 +162,9 @@ class ComplexityCheck(Check):
                 "function": "copy_all",
                 "input": "[list(range(n))]",
                 "space": "O(1)",
-                "sizes": [20000, 40000, 80000, 160000],
+                # The default sizes: lists that stay in the CPU's caches. Past a few MB a
+                # list's sum is bound by memory bandwidth, which busy neighbours share,
+                # and on a loaded CI machine O(n) code read as O(n^2).
             },
         ),
         Sample(
