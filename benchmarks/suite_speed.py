@@ -34,14 +34,19 @@ import argparse
 import ast
 import contextlib
 import json
+import os
 import resource
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +56,7 @@ import yaml
 from pytest_codeif.checks.mypy_types import MypyCheck
 from pytest_codeif.checks.ruff_rules import RuffCheck
 from pytest_codeif.code.extract import extract_python
-from pytest_codeif.tools import ruff_binary, run_mypy, run_ruff
+from pytest_codeif.tools import RuffConfig, ToolConfig, ruff_binary, run_mypy, run_ruff
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "multicodeif"
 CONSTRAINTS: list[dict[str, Any]] = [
@@ -98,11 +103,63 @@ def write_suite(folder: Path, codes: list[str]) -> Path:
 NOT_THE_USERS = ["-p", "no:hypothesispytest", "-p", "no:randomly"]
 
 
+#: Seconds any one command of a benchmark may take before it is killed.
+TIMEOUT = 1800.0
+
+
+@dataclass(frozen=True)
+class Run:
+    """One command's wall time, the peak RSS of its largest process (itself or any
+    descendant it waited for), and how it ended."""
+
+    seconds: float
+    rss_mib: float
+    returncode: int
+    timed_out: bool
+    output: str
+
+    @property
+    def failed(self) -> bool:
+        """pytest's exit 0 and 1 are runs that ended normally (1: some test failed)."""
+        return self.timed_out or self.returncode not in (0, 1)
+
+
+def run_command(cmd: list[str], cwd: Path, timeout: float = TIMEOUT) -> Run:
+    """Run `cmd` in a process group of its own, killed with all its processes after
+    `timeout` seconds; the output goes to a file (no pipe to fill)."""
+    with tempfile.TemporaryFile() as output:
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            cmd, cwd=cwd, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+        expired = threading.Event()
+
+        def kill() -> None:
+            expired.set()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+        try:
+            # wait4 reports the child's rusage, whose maxrss covers its waited-for
+            # descendants too: the peak of this run alone, not of the whole benchmark.
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)  # nothing of it may outlive the run
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        output.seek(0)
+        text = output.read().decode("utf-8", "replace")
+    return Run(seconds, usage.ru_maxrss / 1024, proc.returncode, expired.is_set(), text)
+
+
 def pytest_run(folder: Path, *extra: str) -> float:
     cmd = [sys.executable, "-m", "pytest", "--codeif", "-q", *NOT_THE_USERS, *extra]
-    start = time.perf_counter()
-    subprocess.run(cmd, cwd=folder, capture_output=True, check=False)
-    return time.perf_counter() - start
+    return run_command(cmd, folder).seconds
 
 
 def _parses(code: str) -> bool:
@@ -113,22 +170,35 @@ def _parses(code: str) -> bool:
     return True
 
 
-def _floor_tools(codes: list[str], folder: Path) -> list[Callable[[], Any]]:
-    """Stage the parsable codes and return the two tool runs, as the plugin calls them
-    (its own wrappers: same command lines, same JSON parsing)."""
+def _floor_tools(
+    codes: list[str], folder: Path, needs: dict[ToolConfig, list[int]]
+) -> list[Callable[[], Any]]:
+    """Stage the codes that `needs` names (config -> indices into `codes`) and return one
+    run per configuration, as the plugin calls them (its own wrappers: same command
+    lines, same JSON parsing)."""
     units = folder / "units"
-    files = []
-    for i, code in enumerate(codes):
+    for i in sorted({i for chosen in needs.values() for i in chosen}):
         target = units / f"u{i}" / "solution.py"
         target.parent.mkdir(parents=True)
-        target.write_text(code)
-        files.append(f"u{i}/solution.py")
-    ruff = RuffCheck({"select": ["F82", "E9"]}).config
-    mypy = MypyCheck({"error-codes": ["name-defined"]}).config
-    return [
-        lambda: run_ruff(ruff, units, files),
-        lambda: run_mypy(mypy, units, files, folder),
-    ]
+        target.write_text(codes[i])
+    runs: list[Callable[[], Any]] = []
+    for config, chosen in needs.items():
+        files = [f"u{i}/solution.py" for i in chosen]
+        if isinstance(config, RuffConfig):
+            runs.append(partial(run_ruff, config, units, files))
+        else:
+            runs.append(partial(run_mypy, config, units, files, folder))
+    return runs
+
+
+def default_needs(codes: list[str]) -> dict[ToolConfig, list[int]]:
+    """The tool runs of this script's own suites: every task needs one ruff and one mypy
+    configuration."""
+    everyone = list(range(len(codes)))
+    return {
+        RuffCheck({"select": ["F82", "E9"]}).config: everyone,
+        MypyCheck({"error-codes": ["name-defined"]}).config: everyone,
+    }
 
 
 def _parse_all(codes: list[str]) -> None:
@@ -137,13 +207,25 @@ def _parse_all(codes: list[str]) -> None:
             cst.parse_module(code)
 
 
-def floor(folder: Path, codes: list[str], *, overlapped: bool = False) -> float:
-    """One ruff run, one mypy run, one libcst parse per file, one after another; with
-    `overlapped`, the two tools run in background threads while the files are parsed."""
+def floor(
+    folder: Path,
+    codes: list[str],
+    *,
+    overlapped: bool = False,
+    needs: dict[ToolConfig, list[int]] | None = None,
+) -> float:
+    """One run per tool configuration (`needs`: configuration -> indices into `codes`;
+    by default one ruff and one mypy over every code), one libcst parse per file, one
+    after another; with `overlapped`, the tools run in background threads while the
+    files are parsed."""
     # Code that does not parse is decided without tools (as the plugin does); given to
     # mypy it would stop the whole run at the first syntax error.
-    codes = [code for code in codes if _parses(code)]
-    tools = _floor_tools(codes, folder)
+    parsable = {i for i, code in enumerate(codes) if _parses(code)}
+    wanted = default_needs(codes) if needs is None else needs
+    tools = _floor_tools(
+        codes, folder, {c: [i for i in chosen if i in parsable] for c, chosen in wanted.items()}
+    )
+    codes = [codes[i] for i in sorted(parsable)]
     start = time.perf_counter()
     if overlapped:
         with ThreadPoolExecutor(2) as threads:
@@ -170,35 +252,37 @@ def naive(folder: Path, codes: list[str], sample: int) -> float:
             [ruff_binary(), "check", "--isolated", "--no-cache", "--select", "F82,E9", str(target)],
             capture_output=True,
             check=False,
+            timeout=TIMEOUT,
         )
         subprocess.run(
             [sys.executable, "-m", "mypy", f"--cache-dir={folder / 'nc'}", str(target)],
             capture_output=True,
             check=False,
+            timeout=TIMEOUT,
         )
     return (time.perf_counter() - start) * len(codes) / len(chosen)
 
 
-def pytest_own_cost(folder: Path, items: int) -> float:
-    """pytest alone on as many trivial items as the suite has (no plugin work at all)."""
-    (folder / "own").mkdir(parents=True)
-    (folder / "own" / "test_items.py").write_text(
+def pytest_own_cost(folder: Path, items: int, name: str = "own") -> float:
+    """pytest alone on as many trivial items as the suite has (no plugin work at all),
+    in the new folder `folder/name`."""
+    (folder / name).mkdir(parents=True)
+    (folder / name / "test_items.py").write_text(
         f"import pytest\n\n@pytest.mark.parametrize('i', range({items}))\n"
         "def test_item(i):\n    pass\n"
     )
     cmd = [sys.executable, "-m", "pytest", "-q", *NOT_THE_USERS, "test_items.py"]
-    start = time.perf_counter()
-    subprocess.run(cmd, cwd=folder / "own", capture_output=True, check=False)
-    return time.perf_counter() - start
+    return run_command(cmd, folder / name).seconds
 
 
 def measure(name: str, codes: list[str], sample: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         write_suite(folder, codes)
-        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-        cold = pytest_run(folder)
-        rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        first = run_command(
+            [sys.executable, "-m", "pytest", "--codeif", "-q", *NOT_THE_USERS], folder
+        )
+        cold = first.seconds
         warm = pytest_run(folder)
         collect = pytest_run(folder, "--collect-only")
         base = floor(folder / "floor", codes)
@@ -220,8 +304,7 @@ def measure(name: str, codes: list[str], sample: int) -> None:
     print(f"{name}: {len(codes)} tasks x {len(CONSTRAINTS)} constraints")
     for label, seconds, ratio in rows:
         print(f"  {label:<48} {seconds:7.1f} s  {ratio}")
-    peak = max(rss, before) / 1024
-    print(f"  {'peak RSS, largest process of the cold run':<48} {peak:7.0f} MiB")
+    print(f"  {'peak RSS, largest process of the cold run':<48} {first.rss_mib:7.0f} MiB")
 
 
 def cpu_of_children() -> float:
