@@ -127,6 +127,26 @@ def test_a_graph_search_starts_where_everything_is_reachable() -> None:
     assert len(seen) == 500
 
 
+def test_a_case_passing_other_types_than_most_is_not_grown() -> None:
+    # "Non-list input validation" passes a long str where most cases pass a list: grown,
+    # it would time the error path, so the largest list case is the template.
+    cases = (
+        (["not a list but a rather long string of text"], {}),
+        ([None], {}),
+        ([["a@x.io", "b@x.io"]], {}),
+        ([["a@x.io", "a@x.io", "c@x.io"]], {}),
+        ([[]], {}),
+    )
+    p = plan(*cases, names=("emails",))
+    assert "inputs grown from case c3" in p.words
+    assert "not grown from c0, c1: argument types unlike most cases'" in p.words
+    [emails], _ = built(p, 1000)
+    assert isinstance(emails, list) and len(emails) == 1000
+    # Without a strict majority nothing is set aside: the largest case is grown.
+    even = plan((["a long string of text"], {}), ([["a", "b"]], {}), names=("xs",))
+    assert "inputs grown from case c0" in even.words and "not grown" not in even.words
+
+
 def test_dates_floats_and_bools_are_held() -> None:
     p = plan(([[3, 1, 2], "2024-05-01", 0.5, True], {}), names=("xs", "day", "rate", "flag"))
     args, _ = built(p, 1000)

@@ -529,6 +529,7 @@ def infer(
     the function's parameters (for messages, `hold` and `scale`)."""
     if not cases:
         raise NoTemplate("no call case returned a value, so there is no input to grow")
+    cases, odd = _usual(cases)
     # The largest case; of equal ones, the one with the most values that say something
     # (a list of three None is as long as a list of three lists, but shows nothing).
     template = max(cases, key=lambda c: (_size(c, names), _informative(c)))
@@ -559,7 +560,29 @@ def infer(
         f"inputs grown from case {template.label}: {shown} "
         f"(n counts {unit}: {sizes[0]} to {sizes[-1]})"
     )
+    if odd:
+        words += f"; not grown from {', '.join(odd)}: argument types unlike most cases'"
     return Plan(description, sizes, words, fit_last)
+
+
+def _usual(cases: Sequence[Case]) -> tuple[list[Case], list[str]]:
+    """The cases passing the argument types most cases pass, and the labels of the rest:
+    a case passing another type ("non-list input validation" passing a str) probes error
+    handling, not the algorithm, and grown it would time the wrong path. Without a strict
+    majority every case is kept (nothing to tell usual from odd)."""
+
+    def signature(case: Case) -> tuple[str, ...]:
+        kinds = [_kind_of(v) for v in case.args]
+        return (*kinds, *(f"{k}={_kind_of(v)}" for k, v in sorted(case.kwargs.items())))
+
+    counts: dict[tuple[str, ...], int] = {}
+    for case in cases:
+        counts[signature(case)] = counts.get(signature(case), 0) + 1
+    usual, most = max(counts.items(), key=lambda item: item[1])
+    if most * 2 <= len(cases):
+        return list(cases), []
+    kept = [c for c in cases if signature(c) == usual]
+    return kept, [c.label for c in cases if signature(c) != usual]
 
 
 def _clean(spec: Mapping[str, Any]) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from pytest_codeif.checks.algorithms.catalogue import names_technique
 from pytest_codeif.checks.framework import FRAMEWORKS
 from pytest_codeif.code.extract import extract_python
 from pytest_codeif.functional.growth import canonical
+from pytest_codeif.importers.entry_choice import EntryChoice, choose_entry
 from pytest_codeif.importers.yaml_out import write_task_file
 
 #: MultiCodeIF's type names -> Python annotations.
@@ -164,24 +165,6 @@ def named_function(prompt: str, exclude: Iterable[str] = ()) -> str | None:
     return None
 
 
-def only_function(code: str | None) -> str | None:
-    """The one public top-level function `code` defines (besides `main`), if exactly one."""
-    if not code:
-        return None
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError):
-        return None
-    names = [
-        n.name
-        for n in tree.body
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and not n.name.startswith("_")
-        and n.name != "main"
-    ]
-    return names[0] if len(names) == 1 else None
-
-
 def _output_range(text: str) -> dict[str, Any]:
     spec: dict[str, Any] = {}
     lowered = text.lower()
@@ -216,6 +199,8 @@ class TaskRecord:
     prompt: str
     has_tests: bool
     entry: str | None
+    #: Why `entry` is what it is (or why there is none), for the unmapped reason.
+    entry_why: str = ""
 
 
 def _interface(r: TaskRecord, out: Mapped) -> None:
@@ -455,9 +440,10 @@ def _complexity(r: TaskRecord, out: Mapped) -> None:
     the other in their prompt ("space complexity" records asking "a time complexity of
     O(n)"): both are checked then."""
     if not r.has_tests or r.entry is None:
+        why = "the record has no tests" if not r.has_tests else r.entry_why
         raise Unmapped(
             "complexity is measured on inputs grown from the record's tests: "
-            "needs tests and a function to call"
+            f"needs tests and a function to call ({why or 'no function to call'})"
         )
     try:
         required, hold = _complexity_class(r.answer, out)
@@ -596,9 +582,10 @@ _MAPPERS: Final[dict[str, Callable[[TaskRecord, Mapped], None]]] = {
 }
 
 
-def map_constraint(record: Mapping[str, Any], entry: str | None) -> Mapped:
-    """The checks for one task record (`entry`: the function its tests call, if known);
-    raises `Unmapped` with the reason when there is no deterministic check for it."""
+def map_constraint(record: Mapping[str, Any], entry: str | None, entry_why: str = "") -> Mapped:
+    """The checks for one task record (`entry`: the function its tests call, if known;
+    `entry_why`: how it was chosen or why there is none); raises `Unmapped` with the reason
+    when there is no deterministic check for it."""
     kind = str(record["type_file"])
     mapper = _MAPPERS.get(kind)
     if mapper is None:
@@ -611,6 +598,7 @@ def map_constraint(record: Mapping[str, Any], entry: str | None) -> Mapped:
         str(record.get("prompt", "")),
         bool(record.get("tests")),
         entry,
+        entry_why,
     )
     mapped = Mapped()
     try:
@@ -706,13 +694,22 @@ class ImportResult:
     unmapped: list[dict[str, str]] = field(default_factory=list)
 
 
-def _entry(record: Mapping[str, Any], code: str | None) -> str | None:
+def _entry(record: Mapping[str, Any], code: str | None) -> EntryChoice:
     kind = str(record["type_file"])
     if kind.startswith("input_output_") and kind != "input_output_output_range":
         parts = _parts(str(record.get("answer", "")))
         if len(parts) > 1:
-            return parts[1]
-    return named_function(str(record.get("prompt", ""))) or only_function(code)
+            return EntryChoice(parts[1], "named by the record's answer")
+    tests = [t for t in record.get("tests") or [] if isinstance(t, Mapping)]
+    # Only complexity records read the entry from the response's own examples: their check
+    # is what needs a function to call; elsewhere the choice would add call cases written
+    # for a function the response may not have (kept as it was, pending validation).
+    return choose_entry(
+        named_function(str(record.get("prompt", ""))),
+        code,
+        tests,
+        from_examples=kind in ("algorithm_time_complexity", "algorithm_space_complexity"),
+    )
 
 
 def build_task(
@@ -720,7 +717,8 @@ def build_task(
 ) -> tuple[dict[str, Any], list[str]]:
     """One task for one response; returns it and the notes on what was left out."""
     code = _code_blocks(response)
-    entry = _entry(record, code)
+    choice = _entry(record, code)
+    entry = choice.name
     notes: list[str] = []
     key = str(record["key"])
     category = CATEGORIES.get(str(record.get("category")), "Scenario")
@@ -739,7 +737,7 @@ def build_task(
         "response": response,
     }
     try:
-        mapped = map_constraint(record, entry)
+        mapped = map_constraint(record, entry, choice.why)
         notes.extend(mapped.left_out)
         task["constraints"] = [
             {"id": f"c{i}" if i else str(c["check"]), **c, "category": category}
@@ -753,7 +751,7 @@ def build_task(
         task["tests"] = tests
         task["timeout"] = 10
     elif tests:
-        notes.append("tests not imported: neither the prompt nor the response names one function")
+        notes.append(f"tests not imported: {choice.why}")
     return task, notes
 
 
