@@ -62,6 +62,7 @@ def create_state(config: pytest.Config) -> CodeifState:
     engine.eager = not config.getoption("maxfail", 0)
     pool = FunctionalPool(engine)
     engine.functional = pool.outcome  # checks of observed values share the task's run
+    engine.functional_ready = pool.ready
     taskfiles = TaskFileCache(pytest_cache.mkdir(FOLDER) if pytest_cache else None, registry)
     return CodeifState(registry, engine, pool, taskfiles)
 

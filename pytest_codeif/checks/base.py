@@ -198,6 +198,9 @@ class Check:
     #: The check judges values observed when the task's call cases run, so its verdict
     #: depends on those cases too (the verdict cache keys on them).
     observes_calls: ClassVar[bool] = False
+    #: The check measures the code's growth (`ctx.measure`): the engine asks for its
+    #: measurements ahead of its item, to run beside other work (`engine/measurements.py`).
+    measures: ClassVar[bool] = False
     #: What to do instead when a constraint of this check is violated, in a sentence or
     #: two addressed to whoever fixes the code (a person or an agent). Reports, SARIF
     #: help and `--codeif-feedback` show it when the constraint gives no `message`.

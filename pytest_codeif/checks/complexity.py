@@ -85,6 +85,7 @@ class ComplexityCheck(Check):
         "lookups, sorting once instead of nested scans, no copies of the input)."
     )
     observes_calls = True  # without `input`, the call cases are the inputs' template
+    measures = True
     _CLASS: ClassVar[Mapping[str, Any]] = {"type": "string", "minLength": 4}
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",

@@ -14,6 +14,7 @@ import shutil
 import traceback
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,9 @@ from typing import Any
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.scope import Scope
 from pytest_codeif.code.unit import CodeUnit, SourceFile, load_unit, unit_key
+from pytest_codeif.cores import CoreGate, cores_for_this_process
 from pytest_codeif.engine.context import EngineContext, NeedsMoreThanCode
+from pytest_codeif.engine.measurements import MeasurementPending, Measurements, Points
 from pytest_codeif.engine.syntax_check import collector_paused, syntax_errors
 from pytest_codeif.engine.tool_batches import ToolBatches
 from pytest_codeif.engine.verdict_cache import UNCACHED, VerdictCache, class_fingerprint
@@ -79,6 +82,15 @@ class Engine:
         #: Runs a task's functional tests (the pool's `outcome`), for checks that judge
         #: observed values; set by whoever owns the runner.
         self.functional: Callable[[Task], FunctionalOutcome] | None = None
+        #: Whether a task's functional outcome is in (the pool's `ready`); without it,
+        #: measuring constraints are decided when their items run.
+        self.functional_ready: Callable[[Task], bool] | None = None
+        #: Cores for sandboxed runs and measurements (the functional pool shares it).
+        self.gate = CoreGate(cores_for_this_process())
+        self.measurements = Measurements(self.gate, cores_for_this_process())
+        #: Planned constraints that measure the code, by cache key, with the measurement
+        #: each waits for (None: not asked yet); decided ahead by `measure_ahead`.
+        self._measuring: dict[str, tuple[Task, ConstraintSpec, Future[Points] | None]] = {}
 
     # -- units and parses -------------------------------------------------------------
     def unit(self, task: Task) -> CodeUnit:
@@ -157,6 +169,8 @@ class Engine:
         configs = list(constraint.check.tool_configs())
         for config in configs:
             self.tools.plan(config, unit)
+        if constraint.check.measures:
+            self._measuring[key] = (task, constraint, None)
         if constraint.check.observes_calls:
             self._parsed_late.add((task.path, task.id))
         elif not configs:
@@ -192,6 +206,31 @@ class Engine:
             self._decided[key] = verdict
             self.cache.put(key, verdict)
 
+    def measure_ahead(self) -> None:
+        """Decide the planned measuring constraints whose inputs are known (the task's
+        functional outcome is in) and whose measurements are back; start the
+        measurements of the others (see `measurements.py`). Cheap when nothing is new:
+        a constraint waiting for a measurement is not looked at until it is back."""
+        if not self.eager or self.functional_ready is None or not self._measuring:
+            return
+        for key, (task, constraint, waiting) in list(self._measuring.items()):
+            if waiting is not None and not waiting.done():
+                continue
+            if task.calls and not self.functional_ready(task):
+                continue
+            try:
+                unit = self.unit(task)
+                verdict = self._decide(unit, constraint, task, ahead=True)
+            except MeasurementPending as pending:
+                self._measuring[key] = (task, constraint, pending.waiting)
+                continue
+            except Undecidable:
+                verdict = None
+            del self._measuring[key]
+            if verdict is not None:
+                self._decided[key] = verdict
+                self.cache.put(key, verdict)
+
     # -- verdicts ---------------------------------------------------------------------
     def cache_key(self, unit: CodeUnit, constraint: ConstraintSpec, task: Task) -> str:
         """The constraint's verdict-cache key, hashed once (plan and evaluate both ask)."""
@@ -223,18 +262,27 @@ class Engine:
         except Undecidable as exc:
             return Verdict("error", error_kind=exc.kind, error=exc.message)
         key = self.cache_key(unit, constraint, task)
+        self.measure_ahead()
         decided = self._decided.pop(key, None) or self.cache.get(key)
         if decided is not None:
             return decided
+        self._measuring.pop(key, None)
         verdict = self._decide(unit, constraint, task)
         self.cache.put(key, verdict)
         return verdict
 
     def _decide(
-        self, unit: CodeUnit, constraint: ConstraintSpec, task: Task, *, code_only: bool = False
+        self,
+        unit: CodeUnit,
+        constraint: ConstraintSpec,
+        task: Task,
+        *,
+        code_only: bool = False,
+        ahead: bool = False,
     ) -> Verdict:
         """The verdict. With `code_only`, a check asking for more than the code (a tool, a
-        run of the code) raises `NeedsMoreThanCode` through this method."""
+        run of the code) raises `NeedsMoreThanCode` through this method; with `ahead`, a
+        check asking for a measurement not yet back raises `MeasurementPending`."""
         scope = constraint.scope
         files = self.in_scope(unit, scope)
         if not files:
@@ -246,7 +294,9 @@ class Engine:
         try:
             # A file outside the scope may not even parse: it does not spoil the verdict.
             self.check_syntax(unit, files)
-            ctx = self._context(unit, task, constraint.check_name, files, code_only=code_only)
+            ctx = self._context(
+                unit, task, constraint.check_name, files, code_only=code_only, ahead=ahead
+            )
             findings = list(constraint.check.evaluate(ctx))
             if files is not unit.files:  # only findings in scope count (ruff's, mypy's too)
                 shown = {f.relpath for f in files}
@@ -314,6 +364,7 @@ class Engine:
         files: tuple[SourceFile, ...],
         *,
         code_only: bool,
+        ahead: bool = False,
     ) -> EngineContext:
         """What a check of `task` sees of `unit` (its `files` in scope), served by this
         engine's caches."""
@@ -326,7 +377,7 @@ class Engine:
             tools=self.tools,
             display=self.display,
             observe=partial(self._observed, task),
-            measure=partial(self._measure, unit, task),
+            measure=partial(self._measure, unit, task, ahead=ahead),
             code_only=code_only,
         )
 
@@ -337,13 +388,18 @@ class Engine:
         by_label = {c.label: c for c in outcome.cases}
         return [(case, by_label[case.label]) for case in task.calls if case.label in by_label]
 
-    def _measure(self, unit: CodeUnit, task: Task, request: Request) -> list[tuple[int, float]]:
+    def _measure(
+        self, unit: CodeUnit, task: Task, request: Request, *, ahead: bool = False
+    ) -> Points:
+        """The figures for `request`, measured once per session (see `measurements.py`);
+        `ahead`: started in the background if not back, raising `MeasurementPending`."""
         module = task.module or unit.main_module
         if module is None:
             raise Undecidable(
                 "invalid-task", "the project has several top-level modules; set the task's `module`"
             )
-        return measure(
+        run = partial(
+            measure,
             unit,
             module,
             request,
@@ -351,8 +407,13 @@ class Engine:
             isolation=self.isolation,
             timeout=task.timeout,
         )
+        key = (unit.key, module, task.timeout, request)
+        if ahead:
+            return self.measurements.ahead(key, run)
+        return self.measurements.now(key, run)
 
     def close(self) -> None:
+        self.measurements.close()
         self.tools.close()
         self.cache.close()
         shutil.rmtree(self.workdir, ignore_errors=True)

@@ -20,7 +20,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Final
 
 from pytest_codeif.code.unit import CodeUnit
-from pytest_codeif.cores import CoreGate, cores_for_this_process
+from pytest_codeif.cores import cores_for_this_process
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.functional.folders import runs_root
 from pytest_codeif.functional.run import FunctionalJob, RunSettings, describe, execute
@@ -90,7 +90,7 @@ class FunctionalPool:
     ) -> None:
         self.engine = engine
         self.size = size or pool_size()
-        self.gate = CoreGate(min(self.size, cores_for_this_process()))
+        self.gate = engine.gate  # shared with measurements: one run per core at once
         self.fork_servers = fork_servers
         self._servers: ForkServers | None = None
         self._planned: dict[tuple[str, str], Task] = {}
@@ -119,6 +119,11 @@ class FunctionalPool:
         outcome = self._futures[ident].result()
         key = self._keys.pop(ident, None)
         return finish(self.engine, key, outcome) if key is not None else outcome
+
+    def ready(self, task: Task) -> bool:
+        """Whether `task`'s outcome is in (`outcome` then returns at once)."""
+        future = self._futures.get(self._id(task))
+        return future is not None and future.done()
 
     def start(self) -> None:
         """Submit every planned task not yet submitted (they run in the background)."""

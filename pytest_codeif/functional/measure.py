@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -15,6 +17,9 @@ from pytest_codeif.sandbox.isolation import Isolation
 from pytest_codeif.sandbox.process import Limits, run_python
 
 HARNESS: Final = Path(__file__).with_name("measure_harness.py")
+
+#: Numbers the measurements' folders: a unit's measurements may run side by side.
+_FOLDERS: Final = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -40,7 +45,17 @@ def measure(
     timeout: float,
 ) -> list[tuple[int, float]]:
     """(size, cost) for each size; raises `Undecidable` when the run gives too little."""
-    code, io = run_folders(workdir, unit, f"measure-{request.measure}")
+    code, io = run_folders(workdir, unit, f"measure-{request.measure}-{next(_FOLDERS)}")
+    try:
+        return _measure_in(code, io, module, request, isolation=isolation, timeout=timeout)
+    finally:
+        shutil.rmtree(code.parent, ignore_errors=True)
+
+
+def _measure_in(
+    code: Path, io: Path, module: str, request: Request, *, isolation: Isolation, timeout: float
+) -> list[tuple[int, float]]:
+    """`measure` in the run's folders, `code` and `io`."""
     payload = {
         "root": str(code),
         "module": module,
