@@ -52,13 +52,18 @@ def test_an_unchanged_suite_reuses_verdicts(pytester: pytest.Pytester) -> None:
 
     second = run(pytester)
     second.assert_outcomes(passed=2, failed=1, errors=1)
-    second.stdout.fnmatch_lines(["verdicts reused from the cache: 3"])
+    second.stdout.fnmatch_lines(["verdicts reused from the cache: 4"])
     assert cached_ids(pytester) == {
         "a::ruff": True,
         "a::construct": True,
         "a::tests": True,
-        "slow::tests": False,  # a timeout is never kept
+        "slow::tests": True,  # a timeout is kept, with the timeout in its key
     }
+
+    # A longer timeout decides that task's run afresh (and times out again).
+    Path(path).write_text(TASKS.replace("timeout: 0.5", "timeout: 0.6"))
+    run(pytester).assert_outcomes(passed=2, failed=1, errors=1)
+    assert cached_ids(pytester)["slow::tests"] is False
 
     # Changing the code decides that task afresh.
     Path(path).write_text(TASKS.replace("return x", "return x + 0"))

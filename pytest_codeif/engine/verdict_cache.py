@@ -5,7 +5,9 @@ file's path and text), the task's location and id, the check and its options (or
 functional tests), the source of the check's class and its bases (wherever it was
 registered from), the sandbox backend, and the versions of Python, ruff, mypy, libcst
 and pytest-codeif itself, including a fingerprint of the plugin's own source files.
-Timeouts, crashes and checker failures are never kept: they say nothing about the code.
+Crashes and checker failures are never kept: they say nothing about the code. A timeout is
+kept (the timeout is part of the key): waiting it out on every re-run would make a warm
+run as slow as its slowest task; `--codeif-no-cache` decides afresh.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from pytest_codeif.tools import tool_versions
 UNCACHED: Final = "uncached:"
 
 #: Error kinds that are facts about the code, and so may be reused.
-_LASTING_ERRORS: Final = frozenset({"no-code", "syntax-error", "too-large"})
+_LASTING_ERRORS: Final = frozenset({"no-code", "syntax-error", "too-large", "timeout"})
 
 
 @cache
