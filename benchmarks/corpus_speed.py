@@ -12,12 +12,16 @@ this machine, and printed as a ratio against its baseline:
   after another (`suite_speed.floor`);
 - sandbox floor: the suite's functional work (the same call cases and test files) run
   through the engine's functional pool, with no pytest: on fork servers where this
-  build and sandbox have them, else one sandboxed process per run (printed);
+  build and sandbox have them, else one sandboxed process per run (printed); then its
+  growth measurements (the `complexity` constraints), one per core, as the plugin runs
+  them, with no pytest;
+- pytest alone: as many trivial items, as many of them failing and in error as the
+  suite's cold run had (pytest's report of a failure is pytest's cost);
 - per-task mode (`--codeif-items=task`, one item per task) vs (tool floor + sandbox
   floor), target at most 1.3; ruff and mypy once per task (sampled and scaled, as
   `suite_speed.naive`) vs per-task mode, target at least 40;
 - `-n 2` vs `-n 0`, target no slower; a warm re-run vs `--collect-only`, target at
-  most 1.2;
+  most 1.2 (and vs `--collect-only` + pytest alone, which the plugin cannot go under);
 - peak RSS of `pytest --codeif` on generated tasks with call cases (10,000 by default),
   target under 1 GiB;
 - where the cold run's time goes: the run again under cProfile (the main thread: the
@@ -43,6 +47,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,6 +58,7 @@ from suite_speed import (
     CONSTRAINTS,
     GENERATED,
     NOT_THE_USERS,
+    Outcomes,
     Run,
     floor,
     naive,
@@ -164,19 +170,48 @@ def codes_and_needs(
     return codes, needs
 
 
-def sandbox_floor(tasks: list[Task], root: Path, workdir: Path) -> tuple[float, str, int]:
+@dataclass(frozen=True)
+class SandboxFloor:
+    """The suite's sandboxed work with no pytest: functional runs, then measurements."""
+
+    functional: float
+    measuring: float
+    path: str
+    tasks: int
+    measured: int
+
+    @property
+    def seconds(self) -> float:
+        return self.functional + self.measuring
+
+
+def sandbox_floor(tasks: list[Task], root: Path, workdir: Path) -> SandboxFloor:
     """Seconds for the suite's functional work through the engine's pool with no pytest,
-    the path it took, and how many tasks had functional tests."""
+    then for its growth measurements (the `complexity` constraints: their inputs grow from
+    the observed calls) through the engine's measurements, one per core as the plugin runs
+    them; the path it took, and how many tasks had functional tests and measurements."""
     isolation = choose_isolation("auto")
     functional = [task for task in tasks if task.has_tests]
     engine = Engine(root, workdir, isolation)
     pool = FunctionalPool(engine)
+    engine.functional, engine.functional_ready = pool.outcome, pool.ready
     for task in functional:
         pool.plan(task)
     start = time.perf_counter()
     for task in functional:
         pool.outcome(task)
     elapsed = time.perf_counter() - start
+    measuring = [(t, c) for t in tasks for c in t.constraints if c.check.measures]
+    for task, constraint in measuring:
+        engine.plan(task, constraint)
+    start = time.perf_counter()
+    while True:
+        engine.measure_ahead()
+        running = engine.measurements_running()
+        if not running:
+            break
+        wait(running, return_when=FIRST_COMPLETED)
+    measured = time.perf_counter() - start
     servers = getattr(pool, "servers", None)
     if servers is not None:
         path = f"fork servers ({isolation.name}; {getattr(servers, 'served', '?')} runs served)"
@@ -186,7 +221,7 @@ def sandbox_floor(tasks: list[Task], root: Path, workdir: Path) -> tuple[float, 
         path = f"one sandboxed process per run ({isolation.name}; fork server: {ABSENT})"
     pool.close()
     engine.close()
-    return elapsed, path, len(functional)
+    return SandboxFloor(elapsed, measured, path, len(functional), len(measuring))
 
 
 # -- pytest runs ----------------------------------------------------------------------
@@ -359,8 +394,8 @@ class CorpusRuns:
     per_task: float | None
     per_task_items: int | None
     tools: float
-    sandbox: float
-    sandbox_path: str
+    sandbox: SandboxFloor
+    outcomes: Outcomes | None
     alone: float | None
     alone_tasks: float | None
     naive: float
@@ -396,10 +431,11 @@ def measure_corpus(tmp: Path, args: argparse.Namespace, item_mode: bool) -> Corp
         per_task_items = items_of(listed)
     items = items_of(collect)
     tools = floor(tmp / "floor", codes, needs=needs)
-    sandbox, path, functional = sandbox_floor(tasks, suite, tmp / "sandbox-work")
+    sandbox = sandbox_floor(tasks, suite, tmp / "sandbox-work")
+    outcomes = Outcomes.of(n0[0].output)
     return CorpusRuns(
         tasks=len(tasks),
-        functional=functional,
+        functional=sandbox.tasks,
         configs=len(needs),
         items=items,
         cold=best(n0),
@@ -410,8 +446,8 @@ def measure_corpus(tmp: Path, args: argparse.Namespace, item_mode: bool) -> Corp
         per_task_items=per_task_items,
         tools=tools,
         sandbox=sandbox,
-        sandbox_path=path,
-        alone=pytest_own_cost(tmp, items) if items else None,
+        outcomes=outcomes,
+        alone=pytest_own_cost(tmp, items, outcomes=outcomes) if items else None,
         alone_tasks=pytest_own_cost(tmp, per_task_items, "own-tasks") if per_task_items else None,
         naive=naive(tmp, codes, args.naive_sample),
     )
@@ -423,16 +459,24 @@ def report_corpus(c: CorpusRuns, args: argparse.Namespace, f: Figures, item_mode
         f"MultiCodeIF corpus{sample}: {c.tasks} tasks, {c.items} items, {c.functional} with"
         f" functional tests; {c.configs} tool configurations"
     )
-    base = None if c.alone is None else c.tools + c.sandbox + c.alone
-    floors = c.tools + c.sandbox
+    base = None if c.alone is None else c.tools + c.sandbox.seconds + c.alone
+    floors = c.tools + c.sandbox.seconds
     f.row("tool floor (one run per tool config, one parse per file)", show(c.tools))
-    f.row("sandbox floor, no pytest", show(c.sandbox), c.sandbox_path)
-    f.row(f"pytest alone, {c.items} trivial items", show(c.alone))
+    f.row("sandbox floor, no pytest", show(c.sandbox.seconds), c.sandbox.path)
+    f.row("  functional tests", show(c.sandbox.functional), f"{c.sandbox.tasks} tasks")
+    measured = f"{c.sandbox.measured} complexity constraints, one per core"
+    f.row("  growth measurements", show(c.sandbox.measuring), measured)
+    mix = c.outcomes
+    same = f" ({mix.passed} pass, {mix.failed} fail, {mix.errors} err)" if mix else ""
+    f.row(f"pytest alone, {c.items} trivial items{same}", show(c.alone))
     f.row("  sum: the baseline of the cold run", show(base))
     f.row("pytest --codeif -n 0, cold", show(c.cold), _x(c.cold, base, "baseline"))
     f.row("pytest --codeif -n 2, cold", show(c.n2), _x(c.n2, c.cold, "-n 0"))
     f.row("pytest --codeif, warm re-run", show(c.warm), _x(c.warm, c.cold, "cold"))
     f.row("pytest --codeif --collect-only", show(c.collect), _x(c.warm, c.collect, "warm/this"))
+    warm_base = None if c.collect is None or c.alone is None else c.collect + c.alone
+    against_warm = _x(c.warm, warm_base, "warm/this")
+    f.row("  + pytest alone (its per-item cost)", show(warm_base), against_warm)
     if item_mode:
         f.row("per-task mode, cold", show(c.per_task), _x(c.per_task, floors, "tool+sandbox"))
         f.row(f"  pytest alone, {c.per_task_items} trivial items", show(c.alone_tasks))
@@ -441,6 +485,8 @@ def report_corpus(c: CorpusRuns, args: argparse.Namespace, f: Figures, item_mode
     label = f"per-task ruff + mypy ({args.naive_sample} sampled, scaled)"
     against = _x(c.naive, c.per_task, "per-task mode") if item_mode else _x(c.naive, c.cold, "cold")
     f.row(label, show(c.naive), against)
+    bound = _x(c.naive, floors, "the most per-task mode could be")
+    f.row("  per-task tools / (tool floor + sandbox floor)", "", bound)
     absent = "" if item_mode else ABSENT
     f.target("cold / (tool floor + sandbox floor + pytest alone)", ratio(c.cold, base))
     f.target("per-task mode / (tool floor + sandbox floor)", ratio(c.per_task, floors), absent)

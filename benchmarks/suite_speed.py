@@ -35,6 +35,7 @@ import ast
 import contextlib
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -263,16 +264,44 @@ def naive(folder: Path, codes: list[str], sample: int) -> float:
     return (time.perf_counter() - start) * len(codes) / len(chosen)
 
 
-def pytest_own_cost(folder: Path, items: int, name: str = "own") -> float:
+def pytest_own_cost(
+    folder: Path, items: int, name: str = "own", outcomes: Outcomes | None = None
+) -> float:
     """pytest alone on as many trivial items as the suite has (no plugin work at all),
-    in the new folder `folder/name`."""
+    in the new folder `folder/name`. With `outcomes`, as many of them fail and err in
+    setup as the suite's did: pytest's report of each failure is its own cost too."""
+    failed, errors = (outcomes.failed, outcomes.errors) if outcomes else (0, 0)
     (folder / name).mkdir(parents=True)
     (folder / name / "test_items.py").write_text(
-        f"import pytest\n\n@pytest.mark.parametrize('i', range({items}))\n"
-        "def test_item(i):\n    pass\n"
+        "import pytest\n\n"
+        "@pytest.fixture\n"
+        "def ready(i):\n"
+        f"    if {failed} <= i < {failed + errors}:\n"
+        "        raise RuntimeError(f'constraint {i} could not be decided')\n\n"
+        f"@pytest.mark.parametrize('i', range({items}))\n"
+        "def test_item(i, ready):\n"
+        f"    assert i >= {failed}, f'constraint {{i}} violated'\n"
     )
     cmd = [sys.executable, "-m", "pytest", "-q", *NOT_THE_USERS, "test_items.py"]
     return run_command(cmd, folder / name).seconds
+
+
+@dataclass(frozen=True)
+class Outcomes:
+    """Items passed, failed and in error, as pytest's last line counts them."""
+
+    passed: int
+    failed: int
+    errors: int
+
+    @classmethod
+    def of(cls, output: str) -> Outcomes | None:
+        last = output.strip().splitlines()[-1] if output.strip() else ""
+        counts = {word: int(n) for n, word in re.findall(r"(\d+) (passed|failed|errors?)", last)}
+        if not counts:
+            return None
+        errors = counts.get("errors", counts.get("error", 0))
+        return cls(counts.get("passed", 0), counts.get("failed", 0), errors)
 
 
 def measure(name: str, codes: list[str], sample: int) -> None:

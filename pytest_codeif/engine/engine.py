@@ -231,6 +231,11 @@ class Engine:
                 self._decided[key] = verdict
                 self.cache.put(key, verdict)
 
+    def measurements_running(self) -> list[Future[Points]]:
+        """The measurements that planned constraints wait for (for whoever wants to wait
+        until `measure_ahead` can go on, as the benchmarks do)."""
+        return [waiting for _, _, waiting in self._measuring.values() if waiting is not None]
+
     # -- verdicts ---------------------------------------------------------------------
     def cache_key(self, unit: CodeUnit, constraint: ConstraintSpec, task: Task) -> str:
         """The constraint's verdict-cache key, hashed once (plan and evaluate both ask)."""
