@@ -269,6 +269,10 @@ PHASES: list[tuple[str, list[tuple[str, str]] | None]] = [
         ],
     ),
     ("    waiting for sandboxed runs", [("engine/functional_pool.py", "outcome")]),
+    (
+        "    growth measurements (ahead, waiting)",
+        [("engine/measurements.py", "now"), ("engine/engine.py", "measure_ahead")],
+    ),
     ("    tool batches (waiting, findings)", [("engine/tool_batches.py", "findings")]),
     ("    code-only checks, decided ahead", [("engine/engine.py", "start")]),
     ("  pytest's own work per item (the rest)", None),
