@@ -150,6 +150,12 @@ class CheckContext(Protocol):
         """(size, cost) of running the code's function on growing inputs, sandboxed."""
         ...
 
+    def probe(self, function: str, calls: Sequence[tuple[Any, ...]]) -> list[CaseResult]:
+        """The code's top-level `function` called on each argument tuple of `calls` (plain
+        data), in the sandbox, in one run: for checks that decide by behaviour on inputs
+        of their own choosing. Each result as a call case's (`value` tagged as observed)."""
+        ...
+
     def ruff(self, config: RuffConfig) -> list[Finding]:
         """Ruff's findings for this unit, from the batched run for `config`."""
         ...

@@ -107,6 +107,7 @@ class NamedAlgorithmCheck(Check):
             ctx.observed,
             function=function,
             allow_library=bool(self.options.get("allow-library", False)),
+            probe=ctx.probe,
         )
         try:
             judgement = recogniser.decide(code)

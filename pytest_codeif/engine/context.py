@@ -7,8 +7,9 @@ that the engine imports it and not the other way round.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import libcst as cst
 
@@ -17,7 +18,7 @@ from pytest_codeif.code.suppressions import MYPY_KINDS
 from pytest_codeif.code.unit import CodeUnit, SourceFile
 from pytest_codeif.engine.tool_batches import ToolBatches
 from pytest_codeif.functional.measure import Request
-from pytest_codeif.outcome import CaseResult, Finding
+from pytest_codeif.outcome import CaseResult, Finding, Undecidable
 from pytest_codeif.spec import CallCase
 from pytest_codeif.tools import MypyConfig, RuffConfig
 
@@ -47,6 +48,7 @@ class EngineContext:
         display: Callable[[Path], str],
         observe: Callable[[], list[tuple[CallCase, CaseResult]]],
         measure: Callable[[Request], list[tuple[int, float]]],
+        probe: Callable[[str, Sequence[tuple[Any, ...]]], list[CaseResult]] | None = None,
         code_only: bool = False,
     ) -> None:
         self._unit = unit
@@ -58,6 +60,7 @@ class EngineContext:
         self._display = display
         self._observe = observe
         self._measure = measure
+        self._probe = probe
         self._code_only = code_only
         self._notes: list[str] = []
 
@@ -96,6 +99,13 @@ class EngineContext:
         """(size, cost) of running the code's function on growing inputs, sandboxed."""
         self._needs_more()
         return self._measure(request)
+
+    def probe(self, function: str, calls: Sequence[tuple[Any, ...]]) -> list[CaseResult]:
+        """`function` called on each argument tuple of `calls`, sandboxed, in one run."""
+        self._needs_more()
+        if self._probe is None:
+            raise Undecidable("checker-failure", "no sandbox to probe the code in here")
+        return self._probe(function, calls)
 
     def ruff(self, config: RuffConfig) -> list[Finding]:
         """Ruff's findings for this unit, from the batched run for `config`."""

@@ -10,6 +10,7 @@ tools and the libcst work overlap and each tree can be dropped once its unit is 
 
 from __future__ import annotations
 
+import json
 import shutil
 import traceback
 from collections import OrderedDict
@@ -28,7 +29,9 @@ from pytest_codeif.engine.measurements import MeasurementPending, Measurements, 
 from pytest_codeif.engine.syntax_check import collector_paused, syntax_errors
 from pytest_codeif.engine.tool_batches import ToolBatches
 from pytest_codeif.engine.verdict_cache import UNCACHED, VerdictCache, class_fingerprint
+from pytest_codeif.errors import Location
 from pytest_codeif.functional.measure import Request, measure
+from pytest_codeif.functional.run import FunctionalJob, RunSettings, execute
 from pytest_codeif.outcome import (
     CaseResult,
     Evidence,
@@ -91,6 +94,8 @@ class Engine:
         #: Planned constraints that measure the code, by cache key, with the measurement
         #: each waits for (None: not asked yet); decided ahead by `measure_ahead`.
         self._measuring: dict[str, tuple[Task, ConstraintSpec, Future[Points] | None]] = {}
+        #: Results of checks' probes, by unit, function and calls.
+        self._probed: dict[tuple[str, str, str], list[CaseResult]] = {}
 
     # -- units and parses -------------------------------------------------------------
     def unit(self, task: Task) -> CodeUnit:
@@ -383,6 +388,7 @@ class Engine:
             display=self.display,
             observe=partial(self._observed, task),
             measure=partial(self._measure, unit, task, ahead=ahead),
+            probe=partial(self._probe, unit, task),
             code_only=code_only,
         )
 
@@ -416,6 +422,36 @@ class Engine:
         if ahead:
             return self.measurements.ahead(key, run)
         return self.measurements.now(key, run)
+
+    def _probe(
+        self, unit: CodeUnit, task: Task, function: str, calls: Sequence[tuple[Any, ...]]
+    ) -> list[CaseResult]:
+        """Run `function` of the unit on each of `calls` in the sandbox, once per session
+        for the same calls (a check's probes, see `CheckContext.probe`)."""
+        key = (unit.key, function, json.dumps([list(c) for c in calls], default=repr))
+        if key not in self._probed:
+            cases = tuple(
+                CallCase(
+                    f"probe {function}({', '.join(map(repr, args))})",
+                    Location(task.path, 0, ()),
+                    function=function,
+                    args=list(args),
+                )
+                for args in calls
+            )
+            job = FunctionalJob(
+                unit,
+                cases,
+                (),
+                task.timeout,
+                task.module,
+                self.display(task.path),
+                folder=f"probe-{len(self._probed)}",
+            )
+            with self.gate.core():
+                outcome = execute(job, RunSettings(self.workdir, self.isolation))
+            self._probed[key] = list(outcome.cases)
+        return self._probed[key]
 
     def close(self) -> None:
         self.measurements.close()

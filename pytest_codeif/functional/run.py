@@ -64,6 +64,8 @@ class FunctionalJob:
     timeout: float
     module: str | None
     shown: str
+    #: The run folder's name under the unit's (a probe runs beside the task's own calls).
+    folder: str = "calls"
 
 
 def _sandboxed(
@@ -171,7 +173,7 @@ def _run_calls(job: FunctionalJob, settings: RunSettings) -> list[CaseResult]:
     if module is None:
         message = "the project has several top-level modules; set the task's `module`"
         return [CaseResult(label, "error", message, line) for label, line in labels]
-    folders = run_paths(settings.workdir, unit, "calls")
+    folders = run_paths(settings.workdir, unit, job.folder)
     code = folders[0]
     request = {
         "root": str(code),

@@ -216,8 +216,15 @@ def miller_rabin(code: Code) -> Judgement:
     return _carmichael(code, evidence, power.place)
 
 
+#: Carmichael numbers with the fewest strong liars (0.6-1.4% of bases): a correct
+#: Miller-Rabin calls two of them prime with odds under 1 in 1,000 even with one round,
+#: while a Fermat test with a fixed base calls every one prime.
+PROBED: Final = (561, 41041, 62745, 75361)
+
+
 def _carmichael(code: Code, evidence: str, at: Place) -> Judgement:
-    """Refute with an observed case that calls a Carmichael number prime."""
+    """Refute with an observed case that calls a Carmichael number prime; without one,
+    probe the entry function on Carmichael numbers in the sandbox."""
     asked = [o for o in code.observed() if len(o.args) == 1 and type(o.args[0]) is int]
     for o in asked:
         number = o.args[0]
@@ -231,7 +238,68 @@ def _carmichael(code: Code, evidence: str, at: Place) -> Judgement:
     checked = sorted(o.args[0] for o in asked if o.args[0] in CARMICHAEL and o.value is False)
     if checked:
         evidence += f"; answers False for the Carmichael numbers {', '.join(map(str, checked))}"
-    return found(evidence, at)
+        return found(evidence, at)
+    return _probe_carmichael(code, evidence, at)
+
+
+def _probe_carmichael(code: Code, evidence: str, at: Place) -> Judgement:
+    """Call the entry function on PROBED in the sandbox: two or more answered True
+    refute it (a correct test errs on one with odds of about 1 in 100 per round); an entry
+    that cannot be found or called leaves the structural verdict, said so."""
+    if code.function and "." in code.function:
+        return found(f"{evidence}; not probed (a method)", at)
+    entry = code.function or _unary_entry(code, at)
+    if entry is None:
+        return found(f"{evidence}; not probed (no function of one argument to call)", at)
+    answers = code.call(entry, [(n,) for n in PROBED])
+    if answers is None:
+        return found(evidence, at)
+    lied = [n for n, answer in zip(PROBED, answers, strict=True) if answer is True]
+    said = [n for n, answer in zip(PROBED, answers, strict=True) if answer is False]
+    if len(lied) >= 2:
+        shown_numbers = ", ".join(f"{n} = {CARMICHAEL_FACTORS[n]}" for n in lied)
+        return missing(
+            f"{evidence}; but probed in the sandbox, {entry}() called the Carmichael numbers "
+            f"{shown_numbers} prime, where Miller-Rabin does not (a Fermat test does)",
+            at,
+        )
+    if len(said) == len(PROBED):
+        numbers = ", ".join(map(str, PROBED))
+        return found(f"{evidence}; probed: {entry}() answers False for {numbers}", at)
+    return found(f"{evidence}; probing {entry}() on Carmichael numbers gave no clear answer", at)
+
+
+#: Factors of the probed Carmichael numbers, as the evidence shows them.
+CARMICHAEL_FACTORS: Final = {
+    561: "3 · 11 · 17",
+    41041: "7 · 11 · 13 · 41",
+    62745: "3 · 5 · 47 · 89",
+    75361: "11 · 13 · 17 · 31",
+}
+
+
+def _unary_entry(code: Code, at: Place) -> str | None:
+    """The top-level function to probe: the one holding the witness `pow` if it takes
+    one argument, else the only top-level function taking one."""
+    module, node = at
+    unary = [
+        (name, fn)
+        for name, fn in module.definitions
+        if isinstance(fn, cst.FunctionDef) and "." not in name and _one_required(fn)
+    ]
+    holding = [name for name, fn in unary if node in module.nodes(type(node), within=fn)]
+    if holding:
+        return holding[0]
+    return unary[0][0] if len(unary) == 1 else None
+
+
+def _one_required(fn: cst.FunctionDef) -> bool:
+    """Whether `fn` can be called with exactly one positional argument."""
+    params = fn.params
+    positional = [*params.posonly_params, *params.params]
+    required = [p for p in positional if p.default is None]
+    kw_required = [p for p in params.kwonly_params if p.default is None]
+    return len(required) == 1 and not kw_required
 
 
 def sieve(code: Code) -> Judgement:
@@ -371,7 +439,8 @@ RECOGNISERS: Final = (
         "numbers",
         "modular exponentiation `pow(a, d, n)` in a loop of witness rounds, n - 1 written "
         "as d·2^s, and squaring `x = pow(x, 2, n)` towards n - 1; an observed case calling a "
-        "Carmichael number (561, 1105...) prime refutes it",
+        "Carmichael number (561, 1105...) prime refutes it, and without one the function "
+        "is probed in the sandbox on four Carmichael numbers (two called prime refute it)",
         miller_rabin,
         ("miller rabin", "rabin miller", "miller rabin primality test", "miller rabin test"),
         satisfied=(
@@ -382,6 +451,7 @@ RECOGNISERS: Final = (
                     {"function": "is_prime", "args": [97]},
                 ),
             ),
+            Example(MILLER_RABIN_SAMPLE),  # probed: False for every Carmichael number tried
         ),
         violated=(
             Example(
@@ -417,6 +487,11 @@ RECOGNISERS: Final = (
                 MILLER_RABIN_SAMPLE.replace("        else:\n            return False\n", ""),
                 "is a Carmichael number",
                 calls=({"function": "is_prime", "args": [561]},),
+            ),
+            # The same, with no telling call case: probed in the sandbox.
+            Example(
+                MILLER_RABIN_SAMPLE.replace("        else:\n            return False\n", ""),
+                "probed in the sandbox, is_prime() called the Carmichael numbers 561",
             ),
         ),
     ),

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Final, TypeVar
 
 import libcst as cst
 
@@ -75,9 +75,11 @@ class Code:
         *,
         function: str | None = None,
         allow_library: bool = False,
+        probe: Callable[[str, Sequence[tuple[Any, ...]]], list[CaseResult]] | None = None,
     ) -> None:
         self.places = list(places)
         self._observe = observe
+        self._probe = probe
         self.function = function
         self.allow_library = allow_library
         self._observed: list[Observation] | None = None
@@ -115,6 +117,22 @@ class Code:
                 and (self.function is None or case.function == self.function)
             ]
         return self._observed
+
+    def call(self, function: str, calls: Sequence[tuple[Any, ...]]) -> list[Any] | None:
+        """What the code's top-level `function` returned on each argument tuple of
+        `calls`, run in the sandbox (NO_VALUE where a call raised, crashed or timed out);
+        None when nothing can be run here."""
+        if self._probe is None:
+            return None
+        try:
+            results = self._probe(function, calls)
+        except Undecidable:
+            return None
+        return [decode(r.value) if r.returned else NO_VALUE for r in results]
+
+
+#: A probed call that returned nothing (it raised, crashed or timed out).
+NO_VALUE: Final = object()
 
 
 @dataclass(frozen=True)
