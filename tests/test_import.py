@@ -68,7 +68,7 @@ def test_records_map_to_checks_and_the_rest_is_listed(tmp_path: Path, capsys) ->
     assert "code_convention_brace_block_formatting/4" not in tasks
     assert any(u["reason"] == "task not written: nothing to check" for u in unmapped)
     printed = capsys.readouterr().out
-    assert "not mapped" in printed and "brace style does not apply to Python" in printed
+    assert "not mapped" in printed and "brace style ... is not Allman, K&R or 1TBS" in printed
 
 
 def test_imported_tasks_run_and_join_back(pytester: pytest.Pytester) -> None:
@@ -172,3 +172,13 @@ def test_the_whole_corpus_converts(tmp_path: Path) -> None:
     unmapped = (tmp_path / "unmapped.jsonl").read_text().splitlines()
     skipped = sum(1 for line in unmapped if "task not written" in line)
     assert written + skipped == 2118
+
+
+@pytest.mark.parametrize(
+    ("answer", "style"),
+    [("python;Allman", "allman"), ("python;K&R", "k&r"), ("python;1TBS", "1tbs")],
+)
+def test_brace_styles_map_to_the_python_reading(answer: str, style: str) -> None:
+    record = {"type_file": "code_convention_brace_block_formatting", "answer": answer}
+    mapped = map_constraint({"prompt": "", **record}, None)
+    assert mapped.constraints == [{"check": "brace-style", "style": style}]

@@ -7,6 +7,7 @@ import pytest
 from pytest_codeif.checks.acyclic import AcyclicCheck
 from pytest_codeif.checks.algorithm import AlgorithmCheck
 from pytest_codeif.checks.base import Check
+from pytest_codeif.checks.brace_style import BraceStyleCheck
 from pytest_codeif.checks.calls import CallsCheck
 from pytest_codeif.checks.comments import CommentsCheck
 from pytest_codeif.checks.complexity import ComplexityCheck
@@ -43,6 +44,7 @@ from pytest_codeif.checks.values import ValuesCheck
 BUILTIN_CHECKS: tuple[type[Check], ...] = (
     AcyclicCheck,
     AlgorithmCheck,
+    BraceStyleCheck,
     CallsCheck,
     CommentsCheck,
     ComplexityCheck,

@@ -485,7 +485,14 @@ def _indentation(r: TaskRecord, out: Mapped) -> None:
 
 
 def _braces(r: TaskRecord, out: Mapped) -> None:
-    raise Unmapped("brace style does not apply to Python (blocks are indentation)")
+    """A brace style -> `brace-style`, which reads it for Python (blocks are a colon and
+    indentation; braces delimit displays): see the check's documentation."""
+    style = {"allman": "allman", "k&r": "k&r", "kr": "k&r", "1tbs": "1tbs"}.get(
+        r.parts[1].strip().lower()
+    )
+    if style is None:
+        raise Unmapped(f"brace style {r.parts[1]!r} is not Allman, K&R or 1TBS")
+    out.constraints.append({"check": "brace-style", "style": style})
 
 
 def _said_after(prompt: str, word: str) -> str:
