@@ -61,7 +61,7 @@ def test_records_map_to_checks_and_the_rest_is_listed(tmp_path: Path, capsys) ->
     assert ("code_convention_naming_convention/3", "variable:") in reasons  # kebab-case part
     assert ("code_convention_brace_block_formatting/4", "brace") in reasons
     assert ("algorithm_time_complexity/5", "complexity") in reasons
-    assert ("situation/7", "a") in reasons
+    assert ("situation/7", "scenario") in reasons  # read for what it names: print
     assert ("mystery_type/9", "unknown") in reasons
     assert ("not_in_tasks/10", "no") in reasons
     # A record with nothing to check is listed, not written as a task that cannot run.
@@ -87,8 +87,9 @@ def test_imported_tasks_run_and_join_back(pytester: pytest.Pytester) -> None:
     assert verdicts[("code_convention_naming_convention/3", "naming")] == "satisfied"
     assert verdicts[("data_structure_operation/6", "data-structure")] == "violated"  # no popleft
     assert verdicts[("example/8", "exemplar")] == "satisfied"
+    assert verdicts[("situation/7", "calls")] == "satisfied"  # the scenario says print
     assert not report["invalid"], report["invalid"]
-    result.assert_outcomes(passed=7, failed=1)  # the deque is never popped from the left
+    result.assert_outcomes(passed=8, failed=1)  # the deque is never popped from the left
 
 
 @pytest.mark.parametrize(
@@ -182,3 +183,28 @@ def test_brace_styles_map_to_the_python_reading(answer: str, style: str) -> None
     record = {"type_file": "code_convention_brace_block_formatting", "answer": answer}
     mapped = map_constraint({"prompt": "", **record}, None)
     assert mapped.constraints == [{"check": "brace-style", "style": style}]
+
+
+def test_a_scenario_maps_to_what_its_prompt_names() -> None:
+    prompt = (
+        "You are a beginner. Define a base class `Vehicle` and derived classes `Car` and "
+        "`Truck`, and a function called `show_all` that prints each one. Store them in a "
+        "SQLite database with SQLAlchemy, and include comments explaining each part."
+    )
+    mapped = map_constraint({"type_file": "situation", "prompt": prompt, "answer": ""}, None)
+    assert mapped.constraints == [
+        {
+            "check": "defines",
+            "functions": ["show_all"],
+            "classes": ["Vehicle", "Car", "Truck"],
+            "bases": {"Car": ["Vehicle"], "Truck": ["Vehicle"]},
+        },
+        {"check": "imports", "require-any": ["sqlalchemy", "flask_sqlalchemy"]},
+        {"check": "comments", "function-start": "either", "top-level": True},
+        {"check": "calls", "require": ["print"]},
+    ]
+    assert "persona" in mapped.left_out[0]
+    with pytest.raises(Unmapped, match="names no function, class, library"):
+        map_constraint(
+            {"type_file": "situation", "prompt": "You are a student.", "answer": ""}, None
+        )

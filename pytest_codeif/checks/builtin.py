@@ -17,6 +17,7 @@ from pytest_codeif.checks.data_structure import DataStructureCheck
 from pytest_codeif.checks.database import DatabaseCheck
 from pytest_codeif.checks.db_drivers import DbDriversCheck
 from pytest_codeif.checks.declarations import DeclarationsCheck
+from pytest_codeif.checks.defines import DefinesCheck
 from pytest_codeif.checks.django_connection import DjangoConnectionCheck
 from pytest_codeif.checks.exemplar import ExemplarCheck
 from pytest_codeif.checks.fastapi_bodies import FastapiBodiesCheck
@@ -54,6 +55,7 @@ BUILTIN_CHECKS: tuple[type[Check], ...] = (
     DatabaseCheck,
     DbDriversCheck,
     DeclarationsCheck,
+    DefinesCheck,
     DjangoConnectionCheck,
     ExemplarCheck,
     FastapiBodiesCheck,

@@ -367,8 +367,10 @@ class CommentsCheck(Check):
     comment line above its first statement or one at the end of that statement's first
     line.
 
-    Options (at least one besides `function`): `function` (judge only this function or
-    method, or this class and its public methods); `min-comments`, `max-comments` (how
+    Options (at least one besides `function` and `top-level`): `function` (judge only this
+    function or method, or this class and its public methods); `top-level` (true: judge
+    only module-level functions and classes, a class's comment speaking for its methods:
+    "include comments explaining each part of the script"); `min-comments`, `max-comments` (how
     many `#` comments: 0 forbids them); `function-start` (comment, docstring or either:
     each judged function opens with it: a comment above the `def`, on the `def` line or
     before the first statement; or a docstring), `start-lines` (the opening comment
@@ -402,6 +404,7 @@ class CommentsCheck(Check):
         "anyOf": [{"required": [name]} for name in _ASKS],
         "properties": {
             "function": {"type": "string", "minLength": 1},
+            "top-level": {"type": "boolean"},
             "min-comments": {"type": "integer", "minimum": 1},
             "max-comments": {"type": "integer", "minimum": 0},
             "function-start": {"enum": list(_STARTS)},
@@ -509,8 +512,33 @@ class CommentsCheck(Check):
             {"pattern": "^NOTE: ", "min-comments": 2},
         ),
         Sample("x = 1\ny = 2  # noqa: E501\n", {"max-comments": 0, "inline": "forbidden"}),
+        Sample(
+            """
+            # A car: make, model and doors.
+            class Car:
+                def __init__(self, make):
+                    self.make = make
+
+                def display(self):
+                    print(self.make)
+            """,
+            {"function-start": "either", "top-level": True},
+        ),
     )
     violated_by = (
+        Sample(
+            """
+            # A car: make, model and doors.
+            class Car:
+                def display(self):
+                    print(self.make)
+
+            def main():
+                Car().display()
+            """,
+            {"function-start": "either", "top-level": True},
+            message="function `main` does not open with a `#` comment or a docstring",
+        ),
         Sample(
             '''
             def merge(a, b):
@@ -669,6 +697,8 @@ class CommentsCheck(Check):
             for qualname, node in module.definitions
         ]
         if not function:
+            if self.options.get("top-level"):
+                return [d for d in every if "." not in d.qualname]
             return [d for d in every if not d.nested]
         named = [d for d in every if d.qualname.replace(".<locals>.", ".") == function]
         named = named or [d for d in every if d.node.name.value == function]

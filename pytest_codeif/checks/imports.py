@@ -85,8 +85,10 @@ class ImportsCheck(Check):
     the constraint's scope (by default every module of the project), bar the forbidden
     ones themselves; the chains may pass through any module.
 
-    Options: `require` and `forbid`, lists of module names (at least one of them);
-    `indirect` (default false: only direct imports of a forbidden module count).
+    Options: `require` and `forbid`, lists of module names; `require-any`, modules of
+    which at least one is imported ("read the CSV file": `csv` or `pandas`); at least
+    one of the three; `indirect` (default false: only direct imports of a forbidden
+    module count).
 
     Example:
 
@@ -107,13 +109,23 @@ class ImportsCheck(Check):
     )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
-        "anyOf": [{"required": ["require"]}, {"required": ["forbid"]}],
-        "properties": {"require": _NAMES, "forbid": _NAMES, "indirect": {"type": "boolean"}},
+        "anyOf": [
+            {"required": ["require"]},
+            {"required": ["require-any"]},
+            {"required": ["forbid"]},
+        ],
+        "properties": {
+            "require": _NAMES,
+            "require-any": {**_NAMES, "minItems": 1},
+            "forbid": _NAMES,
+            "indirect": {"type": "boolean"},
+        },
         "additionalProperties": False,
     }
     satisfied_by = (
         Sample("from functools import lru_cache\n", {"require": ["functools"]}),
         Sample("import collections.abc\n", {"forbid": ["numpy"], "require": ["collections"]}),
+        Sample("import pandas as pd\n", {"require-any": ["csv", "pandas"]}),
         Sample(
             {
                 "app/api/routes.py": "from . import helpers\nfrom ..services import users\n",
@@ -155,6 +167,11 @@ class ImportsCheck(Check):
             {"forbid": ["shop.db"]},
         ),
         Sample("import os\n", {"require": ["functools"]}),
+        Sample(
+            "import os\n",
+            {"require-any": ["csv", "pandas"]},
+            message="none of `csv` or `pandas` is imported",
+        ),
         Sample("import numpy as np\n", {"forbid": ["NumPy"]}),
         Sample("m = __import__('sqlite3')\n", {"forbid": ["sqlite3"]}),
         Sample(  # a chain to an external package
@@ -180,6 +197,9 @@ class ImportsCheck(Check):
         parts = []
         if self.options.get("require"):
             parts.append(f"Import {listed(self.options['require'])} and use it as the task asks.")
+        if self.options.get("require-any"):
+            one = listed(self.options["require-any"], conjunction="or")
+            parts.append(f"Import {one} and use it as the task asks.")
         if self.options.get("forbid"):
             reach = (
                 " and of the project modules through which they are reached"
@@ -196,13 +216,17 @@ class ImportsCheck(Check):
             graph = contract_graph(ctx, {})
             importers = {m for m, relpath in graph.files.items() if ctx.in_scope(relpath)}
             yield from self.decide_indirect(graph, importers)
-        if "require" not in self.options and indirect:
+        if "require" not in self.options and "require-any" not in self.options and indirect:
             return  # the graph decided everything: no need to parse with libcst
         sites = [site for module in ctx.modules() for site in import_sites(module)]
         for wanted in self.options.get("require", []):
             if not any(imports_module(s.module, wanted) for s in sites):
                 path = ctx.unit.files[0].relpath
                 yield Finding(f"module `{wanted}` is never imported", _RULE, path, 1)
+        choices = self.options.get("require-any", [])
+        if choices and not any(imports_module(s.module, c) for s in sites for c in choices):
+            none = listed(choices, conjunction="or")
+            yield Finding(f"none of {none} is imported", _RULE, ctx.unit.files[0].relpath, 1)
         if indirect:
             return
         for banned in self.options.get("forbid", []):

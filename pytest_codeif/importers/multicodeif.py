@@ -22,6 +22,7 @@ from pytest_codeif.checks.framework import FRAMEWORKS
 from pytest_codeif.code.extract import extract_python
 from pytest_codeif.functional.growth import canonical
 from pytest_codeif.importers.entry_choice import EntryChoice, choose_entry
+from pytest_codeif.importers.prompt_requirements import read_requirements
 from pytest_codeif.importers.yaml_out import write_task_file
 
 #: MultiCodeIF's type names -> Python annotations.
@@ -546,7 +547,19 @@ def _declarations(r: TaskRecord, out: Mapped) -> None:
 
 
 def _situation(r: TaskRecord, out: Mapped) -> None:
-    raise Unmapped("a scenario is judged by the functional tests only")
+    """A scenario -> what its prompt states in so many words (see `prompt_requirements`):
+    named functions and classes, libraries and stores, comments, printed output."""
+    found = read_requirements(r.prompt)
+    if not found.constraints:
+        raise Unmapped(
+            "the scenario names no function, class, library, store or output to check: "
+            "judged by the functional tests only"
+        )
+    out.constraints.extend(found.constraints)
+    out.left_out.append(
+        f"scenario read for what it names ({', '.join(found.read)}); the setting itself "
+        "(persona, audience, qualities) is not decided here"
+    )
 
 
 def _context(r: TaskRecord, out: Mapped) -> None:

@@ -1,0 +1,157 @@
+"""Explicit, checkable requirements read from an instruction's prose: the functions and
+classes it names, the libraries and stores it says to use, comments it asks for, output it
+says to print, built-ins it rules out.
+
+MultiCodeIF leaves a scenario ("You are a beginner...", "for a retail enterprise...") to
+an LLM judge comparing the response with a reference. What a scenario prompt states in so
+many words is decidable, and is what these rules read; the setting itself (persona,
+audience, "simple", "secure") is not, and an importer says so beside the constraints.
+Each rule is a phrase pattern, not a guess: a prompt that names nothing gets nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+#: Words naming a library or store -> the constraint that decides its use. A store
+#: reached through several client libraries accepts any of them (`require-any`).
+_LIBRARIES: Final[list[tuple[str, dict[str, Any]]]] = [
+    (r"\bpandas\b", {"check": "imports", "require": ["pandas"]}),
+    (r"\bnumpy\b", {"check": "imports", "require": ["numpy"]}),
+    (r"\bmatplotlib\b", {"check": "imports", "require": ["matplotlib"]}),
+    (r"\bsqlalchemy\b", {"check": "imports", "require-any": ["sqlalchemy", "flask_sqlalchemy"]}),
+    (r"\bredis\b", {"check": "imports", "require-any": ["redis", "aioredis"]}),
+    (
+        r"\bmongodb\b",
+        {
+            "check": "imports",
+            "require-any": ["pymongo", "motor", "mongoengine", "flask_pymongo", "beanie"],
+        },
+    ),
+    (r"\bflask\b", {"check": "framework", "framework": "flask"}),
+    (r"\bdjango\b", {"check": "framework", "framework": "django"}),
+    (r"\bfastapi\b", {"check": "framework", "framework": "fastapi"}),
+]
+#: Stores and formats a standard module serves, unless a library named above does the
+#: job (SQLite through SQLAlchemy, a CSV file through pandas).
+_FORMATS: Final[list[tuple[str, str | None, list[str]]]] = [
+    (r"\bsqlite\b", r"\bsqlalchemy\b", ["sqlite3", "sqlalchemy", "aiosqlite"]),
+    (r"\bcsv files?\b", r"\bpandas\b", ["csv", "pandas"]),
+    (r"\bjson files?\b", None, ["json"]),
+]
+_NAME: Final = r"[A-Za-z_]\w*"
+#: "a function named f", "function called `f`", "a function `f`" (a bare word after
+#: "function" is prose: "the function definition").
+_FUNCTION: Final = re.compile(
+    rf"\b(?:function|method)\s+(?:(?:named|called)\s+[`'\"]?({_NAME})|`({_NAME})`)"
+)
+#: "class `A`", "classes `A` and `B`", "classes for `A`, `B` and `C`" (backticks only:
+#: "the class of problems" names no class).
+_CLASSES: Final = re.compile(r"\bclass(?:es)?\s+(?:for\s+)?((?:`\w+`(?:\s*,\s*|\s+and\s+)?)+)")
+_BASE: Final = re.compile(r"\bbase class\s+`(\w+)`")
+_DERIVED: Final = re.compile(
+    r"\b(?:derived|sub)[- ]?class(?:es)?\s+((?:`\w+`(?:\s*,\s*|\s+and\s+)?)+)"
+)
+_COMMENTS: Final = re.compile(
+    r"\b(?:well[- ]commented|(?:include|add|with|detailed|clear)\s+comments)\b", re.IGNORECASE
+)
+_EACH_FUNCTION: Final = re.compile(r"\beach (?:function|method)\b", re.IGNORECASE)
+_PRINT: Final = re.compile(r"\bprint(?:s|ing)?\b", re.IGNORECASE)
+_NO_PRINT: Final = re.compile(r"\b(?:not|never|without|no)\s+(?:\w+\s+){0,2}print", re.IGNORECASE)
+_NO_BUILTIN_SORT: Final = re.compile(
+    r"\b(?:not|without)\s+(?:use|using)\s+(?:python'?s\s+)?built-?in\s+sort", re.IGNORECASE
+)
+#: Words the function pattern catches that name no function ("a function that", "the
+#: function should").
+_NOT_NAMES: Final = frozenset(
+    {"that", "which", "should", "must", "to", "in", "for", "with", "and", "or", "the", "a", "an"}
+)
+
+
+@dataclass
+class Requirements:
+    """The constraints read from a prompt, and what of it they leave undecided."""
+
+    constraints: list[dict[str, Any]] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)
+
+
+def _backticked(text: str) -> list[str]:
+    return re.findall(r"`(\w+)`", text)
+
+
+def named_functions(prompt: str) -> list[str]:
+    """Every function the prompt names, in order of first mention."""
+    found = [a or b for a, b in _FUNCTION.findall(prompt) if (a or b).lower() not in _NOT_NAMES]
+    return list(dict.fromkeys(found))
+
+
+def named_classes(prompt: str) -> tuple[list[str], dict[str, list[str]]]:
+    """The classes the prompt names, and each derived class's named base."""
+    classes = [name for m in _CLASSES.finditer(prompt) for name in _backticked(m.group(1))]
+    bases: dict[str, list[str]] = {}
+    base = _BASE.search(prompt)
+    if base:
+        for m in _DERIVED.finditer(prompt):
+            for name in _backticked(m.group(1)):
+                bases[name] = [base.group(1)]
+                classes.append(name)
+    return list(dict.fromkeys(classes)), bases
+
+
+def read_requirements(prompt: str) -> Requirements:
+    """The explicit requirements `prompt` states, as constraints (see the module doc)."""
+    out = Requirements()
+    _names(prompt, out)
+    _libraries(prompt.lower(), out)
+    if _COMMENTS.search(prompt):
+        # A docstring is how Python comments a definition, so either opens one. "Explain
+        # each function" judges every function and method; "comments explaining each
+        # part of the script" each module-level part, a class's comment covering it.
+        comments: dict[str, Any] = {"check": "comments", "function-start": "either"}
+        if not _EACH_FUNCTION.search(prompt):
+            comments["top-level"] = True
+        out.constraints.append(comments)
+        out.read.append("comments")
+    if _PRINT.search(prompt) and not _NO_PRINT.search(prompt):
+        out.constraints.append({"check": "calls", "require": ["print"]})
+        out.read.append("print")
+    if _NO_BUILTIN_SORT.search(prompt):
+        out.constraints.append({"check": "calls", "forbid": ["sorted", "list.sort"]})
+        out.read.append("no built-in sort")
+    return out
+
+
+def _names(prompt: str, out: Requirements) -> None:
+    functions = named_functions(prompt)
+    classes, bases = named_classes(prompt)
+    if not (functions or classes):
+        return
+    defines: dict[str, Any] = {"check": "defines"}
+    if functions:
+        defines["functions"] = functions
+    if classes:
+        defines["classes"] = classes
+    if bases:
+        defines["bases"] = bases
+    out.constraints.append(defines)
+    out.read.append("names")
+
+
+def _libraries(lowered: str, out: Requirements) -> None:
+    required: list[str] = []  # one `imports` constraint for every library named
+    for pattern, constraint in _LIBRARIES:
+        if re.search(pattern, lowered):
+            if set(constraint) == {"check", "require"}:
+                required += constraint["require"]
+            else:
+                out.constraints.append(dict(constraint))
+            out.read.append(pattern.replace("\\b", ""))
+    if required:
+        out.constraints.append({"check": "imports", "require": required})
+    for pattern, served_by, modules in _FORMATS:
+        if re.search(pattern, lowered) and not (served_by and re.search(served_by, lowered)):
+            out.constraints.append({"check": "imports", "require-any": list(modules)})
+            out.read.append(modules[0])
