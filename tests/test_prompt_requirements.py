@@ -66,6 +66,13 @@ def test_named_classes_and_bases() -> None:
             [{"check": "comments", "function-start": "either"}],
         ),
         ("Print the count of these records.", [{"check": "calls", "require": ["print"]}]),
+        (
+            "Write a function named `count_up`. The function should also print each number.",
+            [
+                {"check": "defines", "functions": ["count_up"]},
+                {"check": "calls", "require": ["print"], "function": "count_up"},
+            ],
+        ),
         ("Do not print anything; return the list.", []),
         ("Split the app into blueprints.", []),
         (

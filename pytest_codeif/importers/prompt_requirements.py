@@ -58,6 +58,9 @@ _COMMENTS: Final = re.compile(
     r"\b(?:well[- ]commented|(?:include|add|with|detailed|clear)\s+comments)\b", re.IGNORECASE
 )
 _EACH_FUNCTION: Final = re.compile(r"\beach (?:function|method)\b", re.IGNORECASE)
+_FUNCTION_PRINTS: Final = re.compile(
+    r"\bfunction\s+(?:should|must|will|needs to)\s+(?:also\s+)?print", re.IGNORECASE
+)
 _PRINT: Final = re.compile(r"\bprint(?:s|ing)?\b", re.IGNORECASE)
 _NO_PRINT: Final = re.compile(r"\b(?:not|never|without|no)\s+(?:\w+\s+){0,2}print", re.IGNORECASE)
 _NO_BUILTIN_SORT: Final = re.compile(
@@ -116,7 +119,13 @@ def read_requirements(prompt: str) -> Requirements:
         out.constraints.append(comments)
         out.read.append("comments")
     if _PRINT.search(prompt) and not _NO_PRINT.search(prompt):
-        out.constraints.append({"check": "calls", "require": ["print"]})
+        prints: dict[str, Any] = {"check": "calls", "require": ["print"]}
+        functions = named_functions(prompt)
+        # "The function should also print each number": inside it, not in an example
+        # call below it that prints what it returns.
+        if _FUNCTION_PRINTS.search(prompt) and len(functions) == 1:
+            prints["function"] = functions[0]
+        out.constraints.append(prints)
         out.read.append("print")
     if _NO_BUILTIN_SORT.search(prompt):
         out.constraints.append({"check": "calls", "forbid": ["sorted", "list.sort"]})
