@@ -11,9 +11,13 @@ have known faults; a disagreement is a question, not an error of either side).
 The quoted code is imported as a response to its task record (`codeif import multicodeif`)
 and run with `pytest --codeif`; a verdict counts as agreeing when the task has a violated
 constraint, or one that could not be decided (an error: the benchmark counts it as not
-met, and so do our rates); the columns show the two apart. The responses files (R0) come
-from another run of the benchmark than its feedback rounds, so R0 verdicts cannot be
-joined to them.
+met, and so do our rates); the columns show the two apart.
+
+Both sides are known only where the first answers (R0) are the ones the first feedback
+round judged: then an R1 prompt without that sentence says the R0 answer met its
+constraint. The script checks, per model, how many R1 quotes equal the R0 answer's code,
+and for a model where nearly all do (gpt-4o: 147 of 149; Claude's feedback came from
+another run: 30 of 139) prints the two-sided table, per type.
 
 Usage: python benchmarks/multicodeif_agreement.py [--workers N] [--out DIR]
 """
@@ -26,10 +30,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from pytest_codeif.code.extract import extract_python
 from pytest_codeif.importers.multicodeif import import_multicodeif
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpora" / "multicodeif"
@@ -58,6 +63,27 @@ def quoted_failures(corpus: Path) -> dict[str, list[dict[str, Any]]]:
     return found
 
 
+def run_suite(tasks: Path, report: Path, workers: int) -> dict[str, Any] | None:
+    """`pytest --codeif` on the task files under `tasks`; the JSON report (None: failed)."""
+    cmd = [sys.executable, "-m", "pytest", "--codeif", "-q", "--no-header", "-p", "no:randomly"]
+    cmd += ["-n", str(workers)] if workers else []
+    cmd += ["--codeif-no-cache", f"--codeif-report={report}", "--rootdir", str(tasks), str(tasks)]
+    started = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=tasks, capture_output=True, text=True, check=False)
+    print(f"pytest --codeif: exit {proc.returncode} in {time.perf_counter() - started:.0f} s\n")
+    if not report.is_file():
+        print(proc.stdout[-3000:], proc.stderr[-3000:], sep="\n")
+        return None
+    loaded: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
+    return loaded
+
+
+def verdict(task: dict[str, Any]) -> str | None:
+    """A task's verdict as the benchmark counts it: met only when every constraint is."""
+    statuses = {c["status"] for c in task["constraints"]}
+    return next((s for s in ("violated", "error", "satisfied") if s in statuses), None)
+
+
 def run(corpus: Path, out: Path, workers: int) -> int:
     responses = []
     for name, failures in quoted_failures(corpus).items():
@@ -66,28 +92,25 @@ def run(corpus: Path, out: Path, workers: int) -> int:
         responses.append(path)
     result = import_multicodeif(corpus / "tasks.jsonl", responses, out / "tasks")
     print(f"{result.tasks} quoted codes the benchmark judged violating, imported as tasks")
-    report = out / "report.json"
-    cmd = [sys.executable, "-m", "pytest", "--codeif", "-q", "--no-header", "-p", "no:randomly"]
-    cmd += ["-n", str(workers)] if workers else []
-    cmd += ["--codeif-no-cache", f"--codeif-report={report}"]
-    cmd += ["--rootdir", str(out / "tasks"), str(out / "tasks")]
-    started = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=out / "tasks", capture_output=True, text=True, check=False)
-    print(f"pytest --codeif: exit {proc.returncode} in {time.perf_counter() - started:.0f} s\n")
-    if not report.is_file():
-        print(proc.stdout[-3000:], proc.stderr[-3000:], sep="\n")
+    report = run_suite(out / "tasks", out / "report.json", workers)
+    if report is None:
         return 1
+    one_sided(report, out)
+    return two_sided(corpus, out, workers)
+
+
+def one_sided(report: dict[str, Any], out: Path) -> None:
+    """Per type: of the codes the benchmark quotes as violating, how many we find so."""
     counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
     disagreements = []
-    for task in json.loads(report.read_text(encoding="utf-8"))["tasks"]:
+    for task in report["tasks"]:
         kind = task["metadata"]["type_file"]
-        statuses = {c["status"] for c in task["constraints"]}
-        if not statuses:
+        found = verdict(task)
+        if found is None:
             counts[kind]["unmapped"] += 1
             continue
-        verdict = next(s for s in ("violated", "error", "satisfied") if s in statuses)
-        counts[kind][verdict] += 1
-        if verdict == "satisfied":
+        counts[kind][found] += 1
+        if found == "satisfied":
             meta = task["metadata"]
             disagreements.append({"key": meta["key"], "file": meta["responses"], "id": task["id"]})
     (out / "disagreements.jsonl").write_text(
@@ -111,7 +134,74 @@ def run(corpus: Path, out: Path, workers: int) -> int:
         f"{total['satisfied']:8d}{100 * (decided - total['satisfied']) / max(decided, 1):7.0f}%"
     )
     print(f"\nunmapped: {total['unmapped']}; where we say satisfied: {out}/disagreements.jsonl")
+
+
+def _code(response: str) -> str:
+    extracted = extract_python(response)
+    return extracted.text.strip() if extracted else ""
+
+
+def two_sided(corpus: Path, out: Path, workers: int) -> int:
+    """R0 answers against the R1 feedback that judged them, for models whose R1 quotes
+    are their R0 answers (the same run of the benchmark)."""
+    joined: dict[str, dict[str, str]] = {}  # model -> key -> benchmark verdict
+    for path in sorted((corpus / "self_repair").glob("R1-*.jsonl")):
+        model = path.stem.removeprefix("R1-")
+        answers = corpus / "responses" / f"{model}.jsonl"
+        if not answers.is_file():
+            continue
+        first = {}
+        for line in answers.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            first[str(entry["key"])] = _code(str(entry.get("response") or ""))
+        verdicts, same, quoted = {}, 0, 0
+        for line in path.read_text(encoding="utf-8").splitlines():
+            entry = json.loads(line)
+            prompt = str(entry.get("feedback_prompt", ""))
+            failed = prompt.startswith(FAILED)
+            verdicts[str(entry["key"])] = "not met" if failed else "met"
+            if failed and QUOTE_START in prompt:
+                quoted += 1
+                code = prompt.split(QUOTE_START, 1)[1].split(QUOTE_END, 1)[0].strip()
+                same += code == first.get(str(entry["key"]))
+        print(f"{model}: {same} of {quoted} R1 quotes are the R0 answer's code")
+        if quoted and same >= 0.95 * quoted:
+            joined[model] = verdicts
+    if not joined:
+        return 0
+    answers = [corpus / "responses" / f"{model}.jsonl" for model in joined]
+    import_multicodeif(corpus / "tasks.jsonl", answers, out / "r0")
+    report = run_suite(out / "r0", out / "r0-report.json", workers)
+    if report is None:
+        return 1
+    table: dict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
+    for task in report["tasks"]:
+        meta = task["metadata"]
+        ours = verdict(task)
+        theirs = joined.get(meta["model"], {}).get(meta["key"])
+        if ours is None or theirs is None:
+            continue
+        table[meta["type_file"]][(theirs, "met" if ours == "satisfied" else "not met")] += 1
+    print(
+        f"{'R0, both sides known':42}{'n':>5}{'both met':>9}{'both not':>9}"
+        f"{'only we':>9}{'only they':>10}{'agree':>7}"
+    )
+    total: Counter[tuple[str, str]] = Counter()
+    for kind in sorted(table):
+        total.update(table[kind])
+        _row(kind, table[kind])
+    _row("all", total)
+    print("(only we: we find it not met and the benchmark met; only they: the reverse)")
     return 0
+
+
+def _row(label: str, cells: Counter[tuple[str, str]]) -> None:
+    n = sum(cells.values())
+    both_met, both_not = cells[("met", "met")], cells[("not met", "not met")]
+    print(
+        f"{label:42}{n:5d}{both_met:9d}{both_not:9d}{cells[('met', 'not met')]:9d}"
+        f"{cells[('not met', 'met')]:10d}{100 * (both_met + both_not) / max(n, 1):6.0f}%"
+    )
 
 
 def main() -> int:
