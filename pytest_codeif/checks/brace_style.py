@@ -105,7 +105,11 @@ class BraceStyleCheck(Check):
     braces in strings, f-string fields and comments are not code. Code written with
     braces around its blocks does not parse, and is reported as a syntax error.
 
-    Options: `style` (required: `allman`, `k&r` or `1tbs`).
+    In Python an opening brace can start its own line only inside brackets or after a
+    backslash (`defaults = \\` then `{` on the next line, or `f(` then `{`).
+
+    Options: `style` (required: `allman`, `k&r` or `1tbs`, in any of these cases:
+    `Allman`, `K&R`, `1TBS`).
 
     Example:
 
@@ -122,7 +126,7 @@ class BraceStyleCheck(Check):
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
         "required": ["style"],
-        "properties": {"style": {"enum": list(STYLES)}},
+        "properties": {"style": {"enum": [*STYLES, "Allman", "K&R", "1TBS"]}},
         "additionalProperties": False,
     }
     satisfied_by = (
@@ -144,7 +148,7 @@ class BraceStyleCheck(Check):
                 }
                 return {**defaults, "name": f"{defaults['level']}"}
             """,
-            {"style": "k&r"},
+            {"style": "K&R"},
         ),
         Sample(
             """
@@ -210,12 +214,16 @@ class BraceStyleCheck(Check):
 
     @property
     def _style(self) -> str:
-        return {"allman": "Allman", "k&r": "K&R", "1tbs": "1TBS"}[str(self.options["style"])]
+        return {"allman": "Allman", "k&r": "K&R", "1tbs": "1TBS"}[self._key]
+
+    @property
+    def _key(self) -> str:
+        return str(self.options["style"]).lower()
 
     def advise(self) -> str:
         where = (
             "on a line of its own"
-            if self.options["style"] == "allman"
+            if self._key == "allman"
             else "at the end of the line that opens it"
         )
         return (
@@ -248,7 +256,7 @@ class BraceStyleCheck(Check):
         return found
 
     def _displays(self, ctx: CheckContext, module: ParsedModule) -> list[Finding]:
-        allman = self.options["style"] == "allman"
+        allman = self._key == "allman"
         found = []
         for opening, closing in display_braces(module.source.text):
             if opening.line == closing.line:

@@ -196,9 +196,12 @@ def docstring_text(node: cst.FunctionDef | cst.ClassDef | cst.Module) -> str | N
     return _string_text(expr.value) if isinstance(expr, cst.Expr) else None
 
 
-def start_comments(module: ParsedModule, function: cst.FunctionDef) -> list[cst.Comment]:
-    """Comments that open `function`: on the lines just above it (or its decorators), on
-    its `def` line, and before its first statement (after the docstring, if any)."""
+def start_comments(
+    module: ParsedModule, function: cst.FunctionDef | cst.ClassDef
+) -> list[cst.Comment]:
+    """Comments that open `function` (or a class): on the lines just above it (or its
+    decorators), on its `def` line, and before its first statement (after the docstring,
+    if any)."""
     found = above_definition(module, function)
     for decorator in function.decorators:
         found += _line_comments(decorator.leading_lines)
@@ -369,12 +372,13 @@ class CommentsCheck(Check):
 
     Options (at least one besides `function` and `top-level`): `function` (judge only this
     function or method, or this class and its public methods); `top-level` (true: judge
-    only module-level functions and classes, a class's comment speaking for its methods:
+    only module-level functions and classes, a class's comment speaking for its methods,
+    so with `function-start` each such class opens with a comment or docstring too:
     "include comments explaining each part of the script"); `min-comments`, `max-comments` (how
     many `#` comments: 0 forbids them); `function-start` (comment, docstring or either:
     each judged function opens with it: a comment above the `def`, on the `def` line or
-    before the first statement; or a docstring), `start-lines` (the opening comment
-    block or docstring spans at least this many lines); `steps` (true: every step of
+    before the first statement; or a docstring), `start-lines` (with `function-start`: the
+    opening comment block or docstring spans at least this many lines); `steps` (true: every step of
     each judged function is commented); `docstrings` (required or forbidden) on the
     kinds in `docstring-on` (module, class, function; default class and function);
     `docstring-mentions` (parameters: each parameter's name but `self`/`cls` appears in
@@ -390,6 +394,10 @@ class CommentsCheck(Check):
           function-start: comment
           steps: true
           docstrings: forbidden
+
+        - check: comments          # "comments explaining each part of the script"
+          function-start: either
+          top-level: true
     """
 
     name = "comments"
@@ -538,6 +546,16 @@ class CommentsCheck(Check):
             """,
             {"function-start": "either", "top-level": True},
             message="function `main` does not open with a `#` comment or a docstring",
+        ),
+        Sample(
+            """
+            class Car:
+                def display(self):
+                    # Show the car.
+                    print(self.make)
+            """,
+            {"function-start": "either", "top-level": True},
+            message="class `Car` does not open with a `#` comment or a docstring",
         ),
         Sample(
             '''
@@ -798,8 +816,11 @@ class CommentsCheck(Check):
             return []
         least = int(self.options.get("start-lines", 1))
         findings = []
-        for d in self._wanted(judged, "function"):
-            if not isinstance(d.node, cst.FunctionDef):
+        # With `top-level`, a class's opening comment speaks for its methods, so the
+        # class itself must open with one.
+        top_level = bool(self.options.get("top-level")) and not self.options.get("function")
+        for d in self._wanted(judged, None if top_level else "function"):
+            if not isinstance(d.node, cst.FunctionDef) and not top_level:
                 continue
             lines = {
                 "comment": _comment_block(start_comments(d.module, d.node), d.module),

@@ -97,6 +97,9 @@ class ImportsCheck(Check):
           forbid: [numpy, pandas]
 
         - check: imports
+          require-any: [csv, pandas]      # "read the CSV file"
+
+        - check: imports
           forbid: [sqlalchemy]
           indirect: true
     """
@@ -225,8 +228,12 @@ class ImportsCheck(Check):
                 yield Finding(f"module `{wanted}` is never imported", _RULE, path, 1)
         choices = self.options.get("require-any", [])
         if choices and not any(imports_module(s.module, c) for s in sites for c in choices):
-            none = listed(choices, conjunction="or")
-            yield Finding(f"none of {none} is imported", _RULE, ctx.unit.files[0].relpath, 1)
+            message = (
+                f"none of {listed(choices, conjunction='or')} is imported"
+                if len(choices) > 1
+                else f"module `{choices[0]}` is never imported"
+            )
+            yield Finding(message, _RULE, ctx.unit.files[0].relpath, 1)
         if indirect:
             return
         for banned in self.options.get("forbid", []):
