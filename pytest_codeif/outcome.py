@@ -23,6 +23,7 @@ ErrorKind = Literal[
     "crash",
     "too-large",
     "no-observations",
+    "missing-module",
 ]
 
 CaseStatus = Literal["passed", "failed", "error"]

@@ -3,6 +3,7 @@ and crashes never pass."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -131,3 +132,42 @@ def test_string_hashes_are_the_same_in_every_run(pytester: pytest.Pytester) -> N
     )
     for _ in range(3):
         pytester.runpytest("--codeif", "--codeif-no-cache").assert_outcomes(passed=1)
+
+
+def test_a_module_not_installed_is_an_error_not_a_failure(pytester: pytest.Pytester) -> None:
+    """Code importing a package the environment lacks cannot be judged: its cases are
+    errors naming the module. A module that is installed (`json`) but reported missing by
+    the code itself, and code failing its own import otherwise, still fail."""
+    pytester.makefile(
+        ".codeif.yaml",
+        t="""
+        tasks:
+          - id: needs-package
+            code: "import codeif_no_such_package\\n\\ndef f():\\n    return 1\\n"
+            tests:
+              - {call: f(), expect: 1}
+          - id: fakes-a-missing-module
+            code: "raise ModuleNotFoundError('x', name='json')\\ndef f():\\n    return 1"
+            tests:
+              - {call: f(), expect: 1}
+          - id: breaks-its-import
+            code: "raise ValueError('broken')\\n\\ndef f():\\n    return 1\\n"
+            tests:
+              - {call: f(), expect: 1}
+        """,
+    )
+    result = pytester.runpytest("--codeif", "-rA", "--codeif-report=r.json")
+    result.assert_outcomes(failed=2, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*(missing-module): f(): missing module `codeif_no_such_package`: importing "
+            "`solution` needs it*",
+        ]
+    )
+    report = json.loads((pytester.path / "r.json").read_text())
+    kinds = {t["id"]: t["functional"]["error_kind"] for t in report["tasks"]}
+    assert kinds == {
+        "needs-package": "missing-module",
+        "fakes-a-missing-module": None,
+        "breaks-its-import": None,
+    }

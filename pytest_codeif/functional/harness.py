@@ -83,7 +83,10 @@ def main() -> None:
     try:
         module = importlib.import_module(request["module"])
     except BaseException as exc:  # SystemExit and KeyboardInterrupt included
-        emit({"import_error": type(exc).__name__, "message": _safe_text(exc)})
+        failure: dict[str, Any] = {"import_error": type(exc).__name__, "message": _safe_text(exc)}
+        if isinstance(exc, ModuleNotFoundError) and isinstance(exc.name, str):
+            failure["missing"] = exc.name[:200]  # the host checks it is really not installed
+        emit(failure)
         return
     emit({"imported": True})
     namespace = vars(module)

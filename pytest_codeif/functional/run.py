@@ -9,7 +9,9 @@ This module knows nothing of the engine: it gets a job and the settings to run i
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +41,10 @@ HARNESS: Final = Path(__file__).with_name("harness.py")
 #: The child pytest's reporting plugin, loaded by file path under this name: the sandboxed
 #: interpreter starts without site, so the package it lives in is not importable there.
 CHILD_REPORT: Final = ("codeif_child_report", Path(__file__).with_name("child_report.py"))
+
+#: How a case that could not run for want of an installed module starts its message.
+MISSING_MODULE: Final = "missing module"
+_MODULE_NAME: Final = re.compile(r"[A-Za-z_]\w{0,99}(?:\.[A-Za-z_]\w{0,99}){0,9}")
 
 
 @dataclass(frozen=True)
@@ -143,6 +149,24 @@ def execute(job: FunctionalJob, settings: RunSettings) -> FunctionalOutcome:
     return FunctionalOutcome(_verdict(job, cases), tuple(cases))
 
 
+def not_installed(name: object, unit: CodeUnit) -> str | None:
+    """The top-level module of `name` (reported by the sandboxed import, so hostile data)
+    when it is neither a module of `unit` nor importable here, where the sandbox imports
+    from the same interpreter and site directories; else None. An environment without a
+    package the code imports cannot judge the code: the cases are errors, not failures."""
+    if not isinstance(name, str) or not _MODULE_NAME.fullmatch(name):
+        return None
+    top = name.split(".", 1)[0]
+    own = {Path(f.relpath).parts[0].removesuffix(".py") for f in unit.files}
+    if top in own:
+        return None
+    try:
+        found = importlib.util.find_spec(top)
+    except (ImportError, ValueError):
+        return None
+    return top if found is None else None
+
+
 def _verdict(job: FunctionalJob, cases: list[CaseResult]) -> Verdict:
     shown = job.shown
     errors = [c for c in cases if c.status == "error"]
@@ -151,7 +175,13 @@ def _verdict(job: FunctionalJob, cases: list[CaseResult]) -> Verdict:
         evidence = tuple(Evidence(shown, c.line, "test", f"{c.label}: {c.message}") for c in failed)
         return Verdict("violated", evidence)
     if errors:
-        kind: ErrorKind = "timeout" if any("timed out" in c.message for c in errors) else "crash"
+        kind: ErrorKind = (
+            "missing-module"
+            if any(c.message.startswith(MISSING_MODULE) for c in errors)
+            else "timeout"
+            if any("timed out" in c.message for c in errors)
+            else "crash"
+        )
         return Verdict("error", error_kind=kind, error=f"{errors[0].label}: {errors[0].message}")
     return Verdict("satisfied")
 
@@ -194,6 +224,14 @@ def _run_calls(job: FunctionalJob, settings: RunSettings) -> list[CaseResult]:
     records = read_records(run.channel)
     failed_import = next((r for r in records if "import_error" in r), None)
     if failed_import is not None:
+        missing = not_installed(failed_import.get("missing"), unit)
+        if missing is not None:
+            message = (
+                f"{MISSING_MODULE} `{missing}`: importing `{module}` needs it, and it is "
+                "neither part of the code nor installed where the code runs (install it to "
+                "judge these cases)"
+            )
+            return [CaseResult(label, "error", message, line) for label, line in labels]
         raised, text = failed_import["import_error"], failed_import.get("message", "")
         message = f"importing `{module}` raised {raised}: {text}"
         return [CaseResult(label, "failed", message, line) for label, line in labels]

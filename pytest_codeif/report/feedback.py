@@ -56,6 +56,8 @@ ERROR_ADVICE: Final = {
     "crash": "Make the code run without killing its process (no exit, no unbounded "
     "recursion or memory).",
     "missing-file": "Provide the file the task names, at the path it names.",
+    "missing-module": "Install the module the error names where the code runs, or, if no "
+    "such package exists, write the code with modules that do.",
     "too-large": "Keep the code within the size limits (the error says which).",
     "checker-failure": "The checker failed, not the code: report the error to whoever "
     "maintains the check or the task.",
