@@ -26,13 +26,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
-import sys
 import tempfile
-import time
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
+
+from multicodeif_validation import run_suite
 
 from pytest_codeif.code.extract import extract_python
 from pytest_codeif.importers.multicodeif import import_multicodeif
@@ -61,21 +60,6 @@ def quoted_failures(corpus: Path) -> dict[str, list[dict[str, Any]]]:
                 response = f"```python\n{code}\n```"
                 found[path.stem].append({"key": key[0], "model": key[1], "response": response})
     return found
-
-
-def run_suite(tasks: Path, report: Path, workers: int) -> dict[str, Any] | None:
-    """`pytest --codeif` on the task files under `tasks`; the JSON report (None: failed)."""
-    cmd = [sys.executable, "-m", "pytest", "--codeif", "-q", "--no-header", "-p", "no:randomly"]
-    cmd += ["-n", str(workers)] if workers else []
-    cmd += ["--codeif-no-cache", f"--codeif-report={report}", "--rootdir", str(tasks), str(tasks)]
-    started = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=tasks, capture_output=True, text=True, check=False)
-    print(f"pytest --codeif: exit {proc.returncode} in {time.perf_counter() - started:.0f} s\n")
-    if not report.is_file():
-        print(proc.stdout[-3000:], proc.stderr[-3000:], sep="\n")
-        return None
-    loaded: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
-    return loaded
 
 
 def verdict(task: dict[str, Any]) -> str | None:

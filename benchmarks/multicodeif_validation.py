@@ -54,17 +54,24 @@ def run(corpus: Path, out: Path, workers: int, self_repair: bool) -> dict[str, A
         f"imported {result.tasks} tasks, {result.constraints} constraints; "
         f"{len(result.unmapped)} notes on what was not mapped"
     )
-    report = out / "report.json"
+    data = run_suite(out / "tasks", out / "report.json", workers)
+    if data is None:
+        raise SystemExit("no report was written")
+    return data
+
+
+def run_suite(tasks: Path, report: Path, workers: int) -> dict[str, Any] | None:
+    """`pytest --codeif` on the task files under `tasks`, uncached; the JSON report (None:
+    none was written, and pytest's output tails are printed)."""
     started = time.perf_counter()
     cmd = [sys.executable, "-m", "pytest", "--codeif", "-q", "--no-header", "-p", "no:randomly"]
     cmd += ["-n", str(workers)] if workers else []
-    cmd += ["--codeif-no-cache", f"--codeif-report={report}", "--rootdir", str(out / "tasks")]
-    cmd += [str(out / "tasks")]
-    proc = subprocess.run(cmd, cwd=out / "tasks", capture_output=True, text=True, check=False)
+    cmd += ["--codeif-no-cache", f"--codeif-report={report}", "--rootdir", str(tasks), str(tasks)]
+    proc = subprocess.run(cmd, cwd=tasks, capture_output=True, text=True, check=False)
     print(f"pytest --codeif: exit {proc.returncode} in {time.perf_counter() - started:.0f} s")
     if not report.exists():
         print(proc.stdout[-3000:], proc.stderr[-3000:], sep="\n")
-        raise SystemExit("no report was written")
+        return None
     data: dict[str, Any] = json.loads(report.read_text(encoding="utf-8"))
     return data
 

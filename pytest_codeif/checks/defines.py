@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
-from pytest_codeif.checks.structure import code_of, find_function, functions
+from pytest_codeif.checks.structure import code_of, require_function
 from pytest_codeif.code.cst import ParsedModule
 
 _RULE: Final = "defines"
@@ -136,19 +136,8 @@ class DefinesCheck(Check):
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         path = ctx.unit.files[0].relpath if ctx.unit.files else None
-        findings: list[Finding] = []
-        for name in self.options.get("functions", []):
-            if find_function(ctx, name) is None:
-                defined = sorted({r.qualname for m in ctx.modules() for r in functions(m)})
-                shown = ", ".join(defined[:_SHOWN]) or "none"
-                findings.append(
-                    Finding(
-                        f"function `{name}` is not defined (functions found: {shown})",
-                        _RULE,
-                        path,
-                        1,
-                    )
-                )
+        found = [require_function(ctx, name, _RULE) for name in self.options.get("functions", [])]
+        findings = [f for f in found if isinstance(f, Finding)]
         classes: dict[str, set[str]] = {}
         where: dict[str, tuple[ParsedModule, cst.ClassDef]] = {}
         for module in ctx.modules():

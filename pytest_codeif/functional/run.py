@@ -157,7 +157,7 @@ def not_installed(name: object, unit: CodeUnit) -> str | None:
     if not isinstance(name, str) or not _MODULE_NAME.fullmatch(name):
         return None
     top = name.split(".", 1)[0]
-    own = {Path(f.relpath).parts[0].removesuffix(".py") for f in unit.files}
+    own = {f.module.split(".", 1)[0] for f in unit.files}
     if top in own:
         return None
     try:

@@ -107,7 +107,8 @@ def named_classes(prompt: str) -> tuple[list[str], dict[str, list[str]]]:
 def read_requirements(prompt: str) -> Requirements:
     """The explicit requirements `prompt` states, as constraints (see the module doc)."""
     out = Requirements()
-    _names(prompt, out)
+    functions = named_functions(prompt)
+    _names(functions, named_classes(prompt), out)
     _libraries(prompt.lower(), out)
     if _COMMENTS.search(prompt):
         # A docstring is how Python comments a definition, so either opens one. "Explain
@@ -120,7 +121,6 @@ def read_requirements(prompt: str) -> Requirements:
         out.read.append("comments")
     if _PRINT.search(prompt) and not _NO_PRINT.search(prompt):
         prints: dict[str, Any] = {"check": "calls", "require": ["print"]}
-        functions = named_functions(prompt)
         # "The function should also print each number": inside it, not in an example
         # call below it that prints what it returns.
         if _FUNCTION_PRINTS.search(prompt) and len(functions) == 1:
@@ -133,9 +133,10 @@ def read_requirements(prompt: str) -> Requirements:
     return out
 
 
-def _names(prompt: str, out: Requirements) -> None:
-    functions = named_functions(prompt)
-    classes, bases = named_classes(prompt)
+def _names(
+    functions: list[str], named: tuple[list[str], dict[str, list[str]]], out: Requirements
+) -> None:
+    classes, bases = named
     if not (functions or classes):
         return
     defines: dict[str, Any] = {"check": "defines"}
