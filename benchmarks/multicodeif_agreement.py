@@ -100,7 +100,7 @@ def one_sided(report: dict[str, Any], out: Path) -> None:
     (out / "disagreements.jsonl").write_text(
         "".join(json.dumps(d) + "\n" for d in disagreements), encoding="utf-8"
     )
-    print(f"{'type':42}{'quoted':>7}{'violated':>9}{'error':>7}{'satisf.':>8}{'agree':>8}")
+    print(f"\n{'type':42}{'quoted':>7}{'violated':>9}{'error':>7}{'satisf.':>8}{'agree':>8}")
     total = defaultdict(int)
     for kind in sorted(counts):
         row = counts[kind]
@@ -167,7 +167,7 @@ def two_sided(corpus: Path, out: Path, workers: int) -> int:
             continue
         table[meta["type_file"]][(theirs, "met" if ours == "satisfied" else "not met")] += 1
     print(
-        f"{'R0, both sides known':42}{'n':>5}{'both met':>9}{'both not':>9}"
+        f"\n{'R0, both sides known':42}{'n':>5}{'both met':>9}{'both not':>9}"
         f"{'only we':>9}{'only they':>10}{'agree':>7}"
     )
     total: Counter[tuple[str, str]] = Counter()
