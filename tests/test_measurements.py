@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from concurrent.futures import Future
 
 import pytest
@@ -20,10 +21,22 @@ class Recorder:
         self.runs = 0
         self.running = 0
         self.most = 0
+        self.threads: list[threading.Thread] = []
         self.lock = threading.Lock()
+
+    def inside(self, count: int, within: float = 10.0) -> bool:
+        """Whether `count` runs are inside at once before `within` seconds pass."""
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            with self.lock:
+                if self.running >= count:
+                    return True
+            time.sleep(0.01)
+        return False
 
     def __call__(self) -> Points:
         with self.lock:
+            self.threads.append(threading.current_thread())
             self.runs += 1
             self.running += 1
             self.most = max(self.most, self.running)
@@ -53,22 +66,29 @@ def test_ahead_starts_once_and_hands_the_figures_to_the_item() -> None:
         measurements.close()
 
 
-def test_measurements_hold_a_core_each() -> None:
-    """With one core, two measurements submitted ahead run one after the other."""
+@pytest.mark.parametrize("cores", [1, 2])
+def test_measurements_hold_a_core_each(cores: int) -> None:
+    """Two measurements submitted ahead run side by side with two cores, and one after
+    the other with one: the second waits for a core while the first is inside."""
     release = threading.Event()
     run = Recorder(release)
-    measurements = Measurements(CoreGate(1), threads=2)
+    measurements = Measurements(CoreGate(cores), threads=2)
     try:
         futures = []
         for key in ("a", "b"):
             with pytest.raises(MeasurementPending) as pending:
                 measurements.ahead(key, run)
             futures.append(pending.value.waiting)
+        if cores == 2:
+            assert run.inside(2)
+        else:
+            assert run.inside(1)
+            assert not run.inside(2, within=0.3)  # held back by the gate, not by chance
         release.set()
         for future in futures:
             future.result(10)
         assert run.runs == 2
-        assert run.most == 1
+        assert run.most == cores
     finally:
         release.set()
         measurements.close()
@@ -80,7 +100,7 @@ def test_now_without_ahead_runs_on_the_caller() -> None:
     run = Recorder(release)
     measurements = Measurements(CoreGate(1), threads=1)
     assert measurements.now("k", run) == [(1, 1.0), (2, 2.0), (4, 4.0)]
-    assert run.runs == 1
+    assert run.threads == [threading.current_thread()]
     measurements.close()
 
 

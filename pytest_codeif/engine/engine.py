@@ -89,8 +89,9 @@ class Engine:
         #: measuring constraints are decided when their items run.
         self.functional_ready: Callable[[Task], bool] | None = None
         #: Cores for sandboxed runs and measurements (the functional pool shares it).
-        self.gate = CoreGate(cores_for_this_process())
-        self.measurements = Measurements(self.gate, cores_for_this_process())
+        cores = cores_for_this_process()
+        self.gate = CoreGate(cores)
+        self.measurements = Measurements(self.gate, cores)
         #: Planned constraints that measure the code, by cache key, with the measurement
         #: each waits for (None: not asked yet); decided ahead by `measure_ahead`.
         self._measuring: dict[str, tuple[Task, ConstraintSpec, Future[Points] | None]] = {}
@@ -448,8 +449,10 @@ class Engine:
                 self.display(task.path),
                 folder=f"probe-{len(self._probed)}",
             )
-            with self.gate.core():
-                outcome = execute(job, RunSettings(self.workdir, self.isolation))
+            # As a pool thread does: a probe running long gives its core back.
+            with self.gate.core() as release:
+                settings = RunSettings(self.workdir, self.isolation, on_slow=release)
+                outcome = execute(job, settings)
             self._probed[key] = list(outcome.cases)
         return self._probed[key]
 

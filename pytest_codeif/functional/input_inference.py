@@ -575,14 +575,16 @@ def _usual(cases: Sequence[Case]) -> tuple[list[Case], list[str]]:
         kinds = [_kind_of(v) for v in case.args]
         return (*kinds, *(f"{k}={_kind_of(v)}" for k, v in sorted(case.kwargs.items())))
 
+    signatures = [signature(case) for case in cases]
     counts: dict[tuple[str, ...], int] = {}
-    for case in cases:
-        counts[signature(case)] = counts.get(signature(case), 0) + 1
+    for found in signatures:
+        counts[found] = counts.get(found, 0) + 1
     usual, most = max(counts.items(), key=lambda item: item[1])
     if most * 2 <= len(cases):
         return list(cases), []
-    kept = [c for c in cases if signature(c) == usual]
-    return kept, [c.label for c in cases if signature(c) != usual]
+    kept = [c for c, found in zip(cases, signatures, strict=True) if found == usual]
+    odd = [c.label for c, found in zip(cases, signatures, strict=True) if found != usual]
+    return kept, odd
 
 
 def _clean(spec: Mapping[str, Any]) -> dict[str, Any]:

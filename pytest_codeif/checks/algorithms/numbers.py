@@ -257,7 +257,7 @@ def _probe_carmichael(code: Code, evidence: str, at: Place) -> Judgement:
     lied = [n for n, answer in zip(PROBED, answers, strict=True) if answer is True]
     said = [n for n, answer in zip(PROBED, answers, strict=True) if answer is False]
     if len(lied) >= 2:
-        shown_numbers = ", ".join(f"{n} = {CARMICHAEL_FACTORS[n]}" for n in lied)
+        shown_numbers = ", ".join(f"{n} = {CARMICHAEL[n]}" for n in lied)
         return missing(
             f"{evidence}; but probed in the sandbox, {entry}() called the Carmichael numbers "
             f"{shown_numbers} prime, where Miller-Rabin does not (a Fermat test does)",
@@ -267,15 +267,6 @@ def _probe_carmichael(code: Code, evidence: str, at: Place) -> Judgement:
         numbers = ", ".join(map(str, PROBED))
         return found(f"{evidence}; probed: {entry}() answers False for {numbers}", at)
     return found(f"{evidence}; probing {entry}() on Carmichael numbers gave no clear answer", at)
-
-
-#: Factors of the probed Carmichael numbers, as the evidence shows them.
-CARMICHAEL_FACTORS: Final = {
-    561: "3 · 11 · 17",
-    41041: "7 · 11 · 13 · 41",
-    62745: "3 · 5 · 47 · 89",
-    75361: "11 · 13 · 17 · 31",
-}
 
 
 def _unary_entry(code: Code, at: Place) -> str | None:
