@@ -9,8 +9,12 @@ from concurrent.futures import Future
 
 import pytest
 
+from pytest_codeif.checks.complexity import ComplexityCheck
 from pytest_codeif.cores import CoreGate
+from pytest_codeif.engine.engine import Engine
 from pytest_codeif.engine.measurements import MeasurementPending, Measurements, Points
+from pytest_codeif.errors import Location
+from pytest_codeif.taskfile.model import CodeSpec, ConstraintSpec, Task
 
 
 class Recorder:
@@ -171,3 +175,39 @@ def test_verdicts_ahead_equal_verdicts_at_the_item(
     }
     assert _statuses(pytester, *xdist) == expected
     assert _statuses(pytester, *xdist, "--maxfail=100") == expected
+
+
+def test_the_engine_decides_a_measuring_constraint_before_its_item(tmp_path, monkeypatch) -> None:
+    """`measure_ahead` starts the measurement, then decides the constraint once the
+    figures are back; the item takes that verdict and measures nothing itself."""
+    location = Location(tmp_path / "t.codeif.yaml", 1, ())
+    code = "def pairs(xs):\n    return sum(a * b for a in xs for b in xs)\n"
+    task = Task("growth", location.path, location, CodeSpec("code", code, location, None))
+    check = ComplexityCheck(
+        {
+            "function": "pairs",
+            "input": "[list(range(n))]",
+            "time": "O(n)",
+            "sizes": [100, 200, 400, 800],
+        }
+    )
+    constraint = ConstraintSpec(check.name, check, check.category, None, None, location)
+    engine = Engine(tmp_path, tmp_path / "work")
+    engine.functional_ready = lambda _task: True  # no call cases: nothing to wait for
+    try:
+        engine.plan(task, constraint)
+        engine.measure_ahead()
+        running = engine.measurements_running()
+        assert len(running) == 1  # started ahead, before any item asked
+        running[0].result(120)
+        engine.measure_ahead()
+        assert engine.measurements_running() == []
+
+        def measured_at_the_item(*args: object) -> Points:
+            raise AssertionError("the item measured again")
+
+        monkeypatch.setattr(engine.measurements, "now", measured_at_the_item)
+        verdict = engine.evaluate(task, constraint)
+        assert verdict.status == "violated"  # quadratic, called O(n)
+    finally:
+        engine.close()
