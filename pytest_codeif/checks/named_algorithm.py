@@ -105,9 +105,9 @@ class NamedAlgorithmCheck(Check):
         code = Code(
             places,
             ctx.observed,
+            ctx.probe,
             function=function,
             allow_library=bool(self.options.get("allow-library", False)),
-            probe=ctx.probe,
         )
         try:
             judgement = recogniser.decide(code)

@@ -18,7 +18,7 @@ from pytest_codeif.code.suppressions import MYPY_KINDS
 from pytest_codeif.code.unit import CodeUnit, SourceFile
 from pytest_codeif.engine.tool_batches import ToolBatches
 from pytest_codeif.functional.measure import Request
-from pytest_codeif.outcome import CaseResult, Finding, Undecidable
+from pytest_codeif.outcome import CaseResult, Finding
 from pytest_codeif.spec import CallCase
 from pytest_codeif.tools import MypyConfig, RuffConfig
 
@@ -48,7 +48,7 @@ class EngineContext:
         display: Callable[[Path], str],
         observe: Callable[[], list[tuple[CallCase, CaseResult]]],
         measure: Callable[[Request], list[tuple[int, float]]],
-        probe: Callable[[str, Sequence[tuple[Any, ...]]], list[CaseResult]] | None = None,
+        probe: Callable[[str, Sequence[tuple[Any, ...]]], list[CaseResult]],
         code_only: bool = False,
     ) -> None:
         self._unit = unit
@@ -103,8 +103,6 @@ class EngineContext:
     def probe(self, function: str, calls: Sequence[tuple[Any, ...]]) -> list[CaseResult]:
         """`function` called on each argument tuple of `calls`, sandboxed, in one run."""
         self._needs_more()
-        if self._probe is None:
-            raise Undecidable("checker-failure", "no sandbox to probe the code in here")
         return self._probe(function, calls)
 
     def ruff(self, config: RuffConfig) -> list[Finding]:

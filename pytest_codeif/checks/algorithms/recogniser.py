@@ -72,10 +72,10 @@ class Code:
         self,
         places: Sequence[Place],
         observe: Callable[[], list[tuple[CallCase, CaseResult]]],
+        probe: Callable[[str, Sequence[tuple[Any, ...]]], list[CaseResult]],
         *,
         function: str | None = None,
         allow_library: bool = False,
-        probe: Callable[[str, Sequence[tuple[Any, ...]]], list[CaseResult]] | None = None,
     ) -> None:
         self.places = list(places)
         self._observe = observe
@@ -121,9 +121,7 @@ class Code:
     def call(self, function: str, calls: Sequence[tuple[Any, ...]]) -> list[Any] | None:
         """What the code's top-level `function` returned on each argument tuple of
         `calls`, run in the sandbox (NO_VALUE where a call raised, crashed or timed out);
-        None when nothing can be run here."""
-        if self._probe is None:
-            return None
+        None when the run could not be made (the probe was undecidable)."""
         try:
             results = self._probe(function, calls)
         except Undecidable:
