@@ -44,8 +44,9 @@ MAX_CALLS = 1_000_000
 #: would otherwise spend 20 s reaching MIN_ROUND (such calls read as constant anyway).
 MAX_ROUND_WALL = 0.25
 #: Memory is measured exactly, so small sizes show its growth as well as large ones: a space
-#: measurement stops before a size whose one call would take over this many CPU seconds
-#: (CPU time, so that a loaded machine measures the same sizes as a quiet one).
+#: measurement stops before a size whose measurement (building its inputs and one call
+#: under tracemalloc, extrapolated from the smaller sizes) would take over this many CPU
+#: seconds (CPU time, so that a loaded machine measures the same sizes as a quiet one).
 SPACE_CPU_BUDGET = 0.75
 #: Seconds of the coarsest scheduler tick the process clock may advance by (HZ=100).
 TICK = 0.01
