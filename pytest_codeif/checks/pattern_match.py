@@ -25,6 +25,7 @@ from typing import Final, TypeVar
 import libcst as cst
 
 from pytest_codeif.code.cst import ParsedModule, all_nodes
+from pytest_codeif.code.identifiers import folded_tree
 
 #: What a metavariable stands for: one node, or (`$...X`) a run of items.
 Bound = cst.CSTNode | tuple[cst.CSTNode, ...]
@@ -317,9 +318,10 @@ def _parse(named: str, where: str) -> tuple[cst.CSTNode, ...]:
 
 
 def _parsed(parse: Callable[[str], _Parsed], text: str, problems: list[str]) -> _Parsed | None:
-    """`parse(text)`, or None with the reason added to `problems`."""
+    """`parse(text)` with identifiers as Python reads them (NFKC, as in the code
+    matched), or None with the reason added to `problems`."""
     try:
-        return parse(text)
+        return parse(text) if text.isascii() else folded_tree(parse(text))
     except cst.ParserSyntaxError as exc:
         problems.append(_first_line(exc))
     except cst.CSTValidationError as exc:  # parsed, but not valid Python

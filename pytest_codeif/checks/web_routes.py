@@ -21,6 +21,7 @@ import libcst as cst
 from pytest_codeif.checks.base import CheckContext
 from pytest_codeif.checks.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.identifiers import as_read
 from pytest_codeif.code.unit import SourceFile
 from pytest_codeif.outcome import Undecidable
 
@@ -298,11 +299,11 @@ class Project:
 
     def modules_containing(self, *texts: str) -> list[ParsedModule]:
         """Every parsable module of the project whose source contains one of `texts`
-        (in scope or not); the scoped modules first."""
-        found = [m for m in self.scoped if any(t in m.source.text for t in texts)]
+        (in scope or not, identifiers as Python reads them); the scoped modules first."""
+        found = [m for m in self.scoped if _mentions(m.source.text, texts)]
         seen = {id(m) for m in self.scoped}
         for name, source in self._sources.items():
-            if any(t in source.text for t in texts):
+            if _mentions(source.text, texts):
                 module = self.module(name)
                 if module is not None and id(module) not in seen:
                     seen.add(id(module))
@@ -665,6 +666,14 @@ class Project:
                         and statement.name.value == "__init__"
                     ):
                         yield call, Binding(binding.module, binding.name, statement)
+
+
+def _mentions(text: str, texts: Sequence[str]) -> bool:
+    """Whether `text` holds one of `texts`, as written or as Python reads it (NFKC;
+    a prefilter, so folding string contents too only lets more through)."""
+    if any(t in text for t in texts):
+        return True
+    return not text.isascii() and any(t in as_read(text) for t in texts)
 
 
 def _matches(name: str, patterns: Sequence[str]) -> bool:

@@ -17,21 +17,38 @@ from typing import Any, cast
 import libcst as cst
 from libcst import metadata
 
+from pytest_codeif.code.identifiers import (
+    LookAlike,
+    every_node,
+    fold_identifiers,
+    needs_folding,
+)
 from pytest_codeif.code.names import ModulePlace, NameResolver
 from pytest_codeif.code.unit import SourceFile
 from pytest_codeif.outcome import Undecidable
 
 
 class ParsedModule:
-    """A source file, its libcst tree and (on demand) positions and qualified names."""
+    """A source file, its libcst tree and (on demand) positions and qualified names.
+
+    The tree holds identifiers as Python reads them (folded to NFKC, see
+    `code.identifiers`): every check compares names Python would compare. `look_alikes`
+    lists the identifiers written otherwise; positions are those of the written code.
+    """
 
     def __init__(self, source: SourceFile, place: ModulePlace | None = None) -> None:
         self.source = source
         #: The module's absolute name in its project (None: a single module with no
         #: package, or a file no import reaches); relative imports resolve from it.
         self.place = place
+        #: Identifiers written otherwise than Python reads them (`os` in fullwidth letters).
+        self.look_alikes: tuple[LookAlike, ...] = ()
+        #: The tree as written, kept only when `tree` differs from it.
+        self._written: cst.Module | None = None
         try:
             self.tree = cst.parse_module(source.text)
+            if not source.text.isascii():
+                self._fold()
         except cst.ParserSyntaxError as exc:
             line = source.origin_line(exc.raw_line)
             raise Undecidable(
@@ -47,6 +64,16 @@ class ParsedModule:
             raise Undecidable(
                 "syntax-error", f"{source.relpath}: nested too deeply to parse"
             ) from None
+
+    def _fold(self) -> None:
+        """Fold look-alike identifiers; the flattened tree is kept when none is found."""
+        flat = _flatten(self.tree)
+        names = cast("list[cst.Name]", [flat.order[i] for i in flat.by_type.get(cst.Name, ())])
+        if not needs_folding(names):
+            self.__dict__["_flat"] = flat  # the `_flat` cached_property, computed already
+            return
+        self._written = self.tree
+        self.tree, self.look_alikes = fold_identifiers(self.tree)
 
     @property
     def relpath(self) -> str:
@@ -130,7 +157,14 @@ class ParsedModule:
     @cached_property
     def positions(self) -> Mapping[cst.CSTNode, metadata.CodeRange]:
         try:
-            return self.wrapper.resolve(metadata.PositionProvider)
+            if self._written is None:
+                return self.wrapper.resolve(metadata.PositionProvider)
+            # Folding changes the length of names: positions come from the code as written, each
+            # node paired with its original (the trees have the same shape).
+            written = metadata.MetadataWrapper(self._written, unsafe_skip_copy=True)
+            found = written.resolve(metadata.PositionProvider)
+            pairs = zip(every_node(self.tree), every_node(self._written), strict=True)
+            return {node: found[original] for node, original in pairs if original in found}
         except RecursionError:
             # libcst's position pass recurses once per nesting level, and hundreds of
             # implicitly concatenated strings nest that deep: parsed, but not locatable.

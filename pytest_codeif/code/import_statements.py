@@ -21,6 +21,8 @@ How the scan stays exact on valid code:
   `from ... import` when `from` does; the statement runs to the end of its logical
   line (parentheses and backslash continuations followed), and must then match the
   import grammar (so `raise E from e` and prose are never taken for imports).
+- Identifiers are folded to NFKC, as Python (and so `ast`) reads them: `import os`
+  written in fullwidth letters imports `os`.
 - Guards come from indentation: the blocks around a statement are the nearest earlier
   logical lines of smaller indentation, found walking back over physical lines while
   tracking bracket depth (so continuation lines, whatever their indentation, are not
@@ -40,6 +42,8 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Final
+
+from pytest_codeif.code.identifiers import as_read
 
 _CHILD_FIELDS: Final[dict[type[ast.AST], tuple[str, ...]]] = {
     ast.FunctionDef: ("body",),
@@ -413,14 +417,15 @@ class _Scan:
 
     def _classify(self, line: int) -> tuple[bool, bool]:
         """(an `if TYPE_CHECKING:` header, a function header) for the line at `line`."""
-        code = self._header_code(line)
+        code = as_read(self._header_code(line))  # look-alike letters read as Python reads them
         guard = _GUARD.fullmatch(code[:-1]) is not None if code.endswith(":") else False
         return guard, _FUNCTION_HEADER.match(code) is not None
 
 
 def _parsed(code: str) -> tuple[bool, int, str | None, tuple[str, ...]] | None:
-    """(is_from, level, module, names) of an import statement's code, else None."""
-    code = " ".join(code.split())
+    """(is_from, level, module, names) of an import statement's code, else None; names
+    as Python reads them (NFKC), as `ast` gives them."""
+    code = " ".join(as_read(code).split())
     if code.startswith("import"):
         plain = _PLAIN.fullmatch(code)
         if plain is None:

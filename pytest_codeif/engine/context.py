@@ -18,7 +18,7 @@ from pytest_codeif.code.suppressions import MYPY_KINDS
 from pytest_codeif.code.unit import CodeUnit, SourceFile
 from pytest_codeif.engine.tool_batches import ToolBatches
 from pytest_codeif.functional.measure import Request
-from pytest_codeif.outcome import CaseResult, Finding
+from pytest_codeif.outcome import CaseResult, Finding, Undecidable
 from pytest_codeif.spec import CallCase
 from pytest_codeif.tools import MypyConfig, RuffConfig
 
@@ -63,6 +63,7 @@ class EngineContext:
         self._probe = probe
         self._code_only = code_only
         self._notes: list[str] = []
+        self._look_alikes_noted: set[str] = set()
 
     @property
     def unit(self) -> CodeUnit:
@@ -82,8 +83,13 @@ class EngineContext:
 
     def modules(self) -> list[ParsedModule]:
         """Every module of the unit in the constraint's scope, parsed once per session;
-        syntax errors are undecidable."""
-        return [self._parse(source) for source in self._files]
+        syntax errors are undecidable. A module whose identifiers were read in NFKC form
+        (`os` written in fullwidth letters) adds notes saying so: the verdict may rest on
+        them."""
+        parsed = [self._parse(source) for source in self._files]
+        for module in parsed:
+            self._note_look_alikes(module)
+        return parsed
 
     def in_scope(self, relpath: str) -> bool:
         """True when the file at `relpath` is in the constraint's scope."""
@@ -138,6 +144,24 @@ class EngineContext:
         return Finding(
             message, rule or self._check_name, module.relpath, start.line, start.column + 1
         )
+
+    def _note_look_alikes(self, module: ParsedModule) -> None:
+        """One note per look-alike spelling of `module`, at its first place."""
+        if not module.look_alikes or module.relpath in self._look_alikes_noted:
+            return
+        self._look_alikes_noted.add(module.relpath)
+        where = self._display(module.source.origin)
+        spelt: set[str] = set()
+        for look_alike in module.look_alikes:
+            if look_alike.written in spelt:
+                continue
+            spelt.add(look_alike.written)
+            try:
+                line = module.source.origin_line(module.line_of(look_alike.node))
+            except Undecidable:  # too deep to locate: the note must not spoil the verdict
+                line = None
+            place = f"{where}:{line}" if line else where
+            self._notes.append(f"{place}: {look_alike.explained()}")
 
     def _needs_more(self) -> None:
         if self._code_only:
