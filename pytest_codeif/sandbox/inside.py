@@ -3,10 +3,12 @@
 Started as `python -S -s -P inside.py launch SPEC -- ARGS`, without site processing: the
 paths site would have given (probed once by the parent, see `startup.py`) are set
 directly, and `.pth` import hooks (editable installs' finders, setuptools' distutils shim)
-are not run, which saves most of an interpreter's start. It sets the rlimits, then runs
-ARGS as `python ARGS` would (a script, or `-m module`): one process per run
-(`process.py`). The fork server (`inside_server.py`) runs its runs with the same helpers.
-This file is kept small: a script is compiled afresh at every start.
+are not run, which saves most of an interpreter's start. It sets the rlimits, installs
+the seccomp filter of every run (`seccomp.py`: no kernel keyrings, per-uid state that
+would outlive the run), then runs ARGS as `python ARGS` would (a script, or `-m module`):
+one process per run (`process.py`). The fork server (`inside_server.py`) runs its runs
+with the same helpers. This file is kept small: a script is compiled afresh at every
+start.
 """
 
 from __future__ import annotations
@@ -20,13 +22,19 @@ import site
 import sys
 from collections.abc import Sequence
 from types import CodeType, ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_codeif.sandbox import seccomp
 
 #: What a run's descriptors become: stdin, stdout, stderr, then the result channel.
 CHANNEL_FD = 3
 #: Exit status of a run whose sandbox could not be set up (bubblewrap uses 1 and 125+).
 SETUP_FAILED = 125
 MAX_MESSAGE = 1 << 20
+#: The system call sets (see `seccomp.py`) every run is denied: a uid's kernel keyrings
+#: outlive its processes, so what a run put there would reach a later run of its uid.
+DENIED = ("keyrings",)
 
 
 def set_limits(pairs: Sequence[Sequence[int]]) -> None:
@@ -62,6 +70,27 @@ def preload(modules: dict[str, str]) -> None:
         found.loader.exec_module(module)
 
 
+def load_sibling(name: str, filename: str) -> ModuleType:
+    """A module of this folder, by path and under `name` (this interpreter has no site,
+    so the package is not importable); from its cached bytecode when there is one."""
+    from importlib.machinery import SourceFileLoader  # noqa: PLC0415 - when first needed
+
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), filename)
+    module = ModuleType(name)
+    module.__file__ = path
+    SourceFileLoader(name, path).exec_module(module)
+    return module
+
+
+def run_filter() -> seccomp.Filter | None:
+    """The seccomp filter denying `DENIED`, built once per process; None on an
+    architecture the filter does not know (`Isolation.gaps` names the promise lost)."""
+    module: Any = sys.modules.get("_codeif_seccomp")
+    if module is None:
+        module = sys.modules["_codeif_seccomp"] = load_sibling("_codeif_seccomp", "seccomp.py")
+    return module.prepare(DENIED) if module.supported() else None
+
+
 def compile_script(path: str) -> CodeType:
     """The code of a script (trusted: the harnesses), compiled as `python PATH` would."""
     with open(path, "rb") as handle:
@@ -95,11 +124,25 @@ def _die_with_parent(parent: int) -> None:
         os._exit(SETUP_FAILED)
 
 
+def _deny_kernel_state() -> None:
+    """Install `run_filter`; a run that cannot have it does not start."""
+    try:
+        denied = run_filter()
+        if denied is not None:
+            denied.install()
+    except OSError as exc:
+        sys.stderr.write(f"codeif sandbox setup failed: seccomp: {exc}\n")
+        sys.stderr.flush()
+        os._exit(SETUP_FAILED)
+
+
 def launch(spec: dict[str, Any], argv: Sequence[str]) -> None:
-    """One run in this process: rlimits first, before anything of the code is imported."""
+    """One run in this process: rlimits and the seccomp filter first, before anything of
+    the code is imported."""
     set_limits(spec["limits"])
     if spec.get("parent"):
         _die_with_parent(int(spec["parent"]))
+    _deny_kernel_state()
     prepare_interpreter(spec)
     preload(spec.get("preload") or {})
     run_target(argv)

@@ -9,8 +9,9 @@ sandbox's root and /dev read-only, and the run's own code (received in memory, n
 disk) on a read-only tmpfs at the code folder's path; nothing of another run is visible.
 The init forks the run itself, which takes its descriptors (stdin, stdout, stderr, result
 channel: received from the parent, never opened here), its own session and the rlimits,
-drops to the run's uid when root (no groups) and every capability, and then runs ARGS as
-`inside.py` would.
+drops to the run's uid when root (no groups) and every capability, installs the seccomp
+filter of every run (`inside.run_filter`, built once in the server), and then runs ARGS
+as `inside.py` would.
 When the run ends or its time is up, the init dies and the kernel kills every process
 left in the namespace; the next run starts from the server's untouched state.
 
@@ -184,6 +185,8 @@ class _Server:
         self.libc = _Libc()
         self.libc.subreaper()
         self.scripts: dict[str, CodeType] = {}
+        #: Built here, so that a run pays for two prctl calls only.
+        self.denied = inside.run_filter()
 
     def send(self, message: dict[str, Any]) -> None:
         self.control.send(json.dumps(message).encode())
@@ -356,7 +359,8 @@ class _Server:
         libc.mount(None, task.code, None, read_only)
 
     def _drop_into(self, task: _Task) -> None:
-        """In the run's own process: descriptors, session, limits, then the uid."""
+        """In the run's own process: descriptors, session, limits, the uid, then the
+        seccomp filter."""
         wanted = task.fds if task.has_stdin else [os.open(os.devnull, os.O_RDONLY), *task.fds]
         # Copies above 0-3 first: placing one must never overwrite another.
         high = [fcntl.fcntl(fd, fcntl.F_DUPFD, inside.CHANNEL_FD + 1) for fd in wanted]
@@ -370,6 +374,8 @@ class _Server:
             os.setresgid(task.uid, task.uid, task.uid)
             os.setresuid(task.uid, task.uid, task.uid)
         self.libc.drop_capabilities()  # in a user namespace, the uid stays the server's
+        if self.denied is not None:
+            self.denied.install()  # a failure: the run's setup failed (see `_init`)
         os.chdir("/tmp")
         os.environ.clear()
         os.environ.update(task.env)

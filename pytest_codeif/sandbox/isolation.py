@@ -5,7 +5,8 @@ installation mounted read-only; the code read-only; a size-capped tmpfs as the o
 writable place (and the working directory); when pytest runs as root, an unprivileged
 uid of its own per run (from this process's block, see UID_BASE, through `setpriv`), else
 a user namespace; killed with its whole pid namespace when pytest dies or the timeout
-strikes. `process`: a process group and rlimits only.
+strikes. `process`: a process group and rlimits only. Both: a seccomp filter denies the
+kernel keyrings (`seccomp.py`, installed by `inside.py` and `inside_server.py`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 from typing import Final, Literal
+
+from pytest_codeif.sandbox import seccomp
 
 #: The installed pytest_codeif package, whose harnesses run inside the sandbox.
 PACKAGE_DIR: Final = Path(__file__).resolve().parent.parent
@@ -48,6 +51,11 @@ PROCESS_GAPS: Final = (
     "a grandchild that calls setsid can outlive the timeout",
     "disk use capped per file only",
 )
+#: Where the seccomp filter has no numbers for the machine (neither x86_64 nor aarch64).
+NO_SECCOMP_GAP: Final = (
+    "kernel keyrings not denied: what a run adds to its uid's keyring is seen by later "
+    "runs of that uid (no seccomp filter for this architecture)"
+)
 
 
 @dataclass(frozen=True)
@@ -61,11 +69,13 @@ class Isolation:
 
     @property
     def gaps(self) -> tuple[str, ...]:
+        lost = () if seccomp.supported() else (NO_SECCOMP_GAP,)
         if self.name == "bubblewrap":
-            return ()
+            return lost
         root = hasattr(os, "geteuid") and os.geteuid() == 0
         # RLIMIT_NPROC does not bind root: as root, the process backend has no process cap.
-        return (*PROCESS_GAPS, "no process cap (pytest runs as root)") if root else PROCESS_GAPS
+        lost = (*lost, "no process cap (pytest runs as root)") if root else lost
+        return (*PROCESS_GAPS, *lost)
 
     def describe(self) -> str:
         if self.name == "bubblewrap":
@@ -74,10 +84,12 @@ class Isolation:
                 if self.as_nobody
                 else "a user namespace"
             )
-            return (
+            keyrings = ", no keyrings" if seccomp.supported() else ""
+            said = (
                 f"bubblewrap (no network, read-only system, tmpfs scratch, {who}, "
-                "pid namespace, rlimits)"
+                f"pid namespace, rlimits{keyrings})"
             )
+            return f"{said}; not in force: {'; '.join(self.gaps)}" if self.gaps else said
         return f"process group + rlimits ({self.reason}); not in force: {'; '.join(self.gaps)}"
 
     def wrap(
