@@ -24,6 +24,7 @@ ErrorKind = Literal[
     "too-large",
     "no-observations",
     "missing-module",
+    "protocol",
 ]
 
 CaseStatus = Literal["passed", "failed", "error"]

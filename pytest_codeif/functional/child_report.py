@@ -1,36 +1,34 @@
-"""A pytest plugin loaded into the child pytest that runs a task's test file: it writes
-each test's outcome as a JSON line to an inherited descriptor, so the parent never parses
-human-oriented output.
+"""The pytest plugin of a pytest file's worker (see `pytest_harness.py`): it sends each
+test's outcome to the supervisor as one signed JSON line, so the supervisor never parses
+human-oriented output and the code cannot simply write outcomes of its own.
 
 The code under evaluation runs in this same interpreter, so it can patch pytest. The
 plugin notes pytest's machinery before any test module (and so the code) is imported,
-and reports every test as an error once that machinery has changed. A determined patch
-of this plugin itself is not detected: see the README on shared interpreters.
+and reports every test as an error once that machinery has changed. Each line is signed
+with a key the supervisor gave this worker before the code was imported: a line written
+by the code to the pipe (found in /proc/self/fd) is refused, and the run ends as a
+`protocol` error. Code that reads the key out of this interpreter's memory, or patches
+this plugin itself, is not detected: see the README on shared interpreters.
 
-The sandbox imports this file by path before pytest starts (see `run.CHILD_REPORT`), so
-pytest must not try to rewrite its asserts: PYTEST_DONT_REWRITE.
+The harness loads this file by path before pytest starts, so pytest must not try to
+rewrite its asserts: PYTEST_DONT_REWRITE.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import json
-import os
 from collections.abc import Callable
-from typing import IO, Any
+from typing import Any
 
 import pytest
 from _pytest import python, reports, runner
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--codeif-channel", type=int, help="internal: descriptor for outcomes")
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    channel = config.getoption("codeif_channel")
-    if channel is not None:
-        handle = os.fdopen(channel, "w", encoding="utf-8")
-        config.pluginmanager.register(_Writer(handle), "codeif-child-writer")
+def sign(key: bytes, payload: str) -> str:
+    """The signature the supervisor checks for one record's JSON text."""
+    return hmac.new(key, payload.encode(), hashlib.sha256).hexdigest()
 
 
 def _machinery() -> dict[str, Any]:
@@ -44,20 +42,25 @@ def _machinery() -> dict[str, Any]:
         "TestReport.from_item_and_call": reports.TestReport.__dict__["from_item_and_call"],
         "TestReport.outcome": reports.TestReport.__dict__.get("outcome"),
         "json.dumps": json.dumps,
+        "hmac.new": hmac.new,
     }
 
 
-class _Writer:
-    """Writes one line per test phase that decides the test's outcome."""
+class Writer:
+    """Sends one signed line per test phase that decides the test's outcome."""
 
-    def __init__(self, handle: IO[str]) -> None:
-        self.handle = handle
-        self.write: Callable[[str], int] = handle.write
+    def __init__(self, send: Callable[[dict[str, Any]], None], key: bytes) -> None:
+        self._send = send
+        self._key = key
         self.original = _machinery()
 
     def _tampered(self) -> list[str]:
         now = _machinery()
         return [name for name, value in self.original.items() if now[name] is not value]
+
+    def _write(self, record: dict[str, Any]) -> None:
+        payload = json.dumps(record)
+        self._send({"record": payload, "sig": sign(self._key, payload)})
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome: str
@@ -74,22 +77,13 @@ class _Writer:
         if changed:
             outcome = "error"
             message = f"pytest's machinery was modified during the run: {', '.join(changed)}"
-        record = {"nodeid": report.nodeid, "outcome": outcome, "message": message}
-        self.write(json.dumps(record) + "\n")
-        self.handle.flush()
+        self._write({"nodeid": report.nodeid, "outcome": outcome, "message": message})
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
-            record = {
-                "nodeid": report.nodeid,
-                "outcome": "collect-error",
-                "message": _short(report),
-            }
-            self.write(json.dumps(record) + "\n")
-            self.handle.flush()
-
-    def pytest_unconfigure(self) -> None:
-        self.handle.close()
+            self._write(
+                {"nodeid": report.nodeid, "outcome": "collect-error", "message": _short(report)}
+            )
 
 
 def _short(report: pytest.TestReport | pytest.CollectReport) -> str:

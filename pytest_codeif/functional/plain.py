@@ -23,23 +23,46 @@ class Unsupported:
         return f"<{self.what}>"
 
 
-def decode(value: Any) -> Any:
-    """Turn the harness's tagged JSON back into Python values (tuples, sets, dicts)."""
-    if isinstance(value, list):
-        return [decode(v) for v in value]
-    if not isinstance(value, dict):
+class Malformed(ValueError):
+    """A value the harness cannot have written: an unknown tag, a tag of the wrong shape,
+    nesting deeper than it encodes."""
+
+
+#: Deeper than the harness ever encodes (`harness.MAX_DEPTH`, and a dict's pairs).
+MAX_DECODE_DEPTH = 2 * 50 + 4
+
+
+def decode(value: Any, depth: int = 0) -> Any:
+    """Turn the harness's tagged JSON back into Python values (tuples, sets, dicts);
+    raises `Malformed` for anything the harness does not write."""
+    if depth > MAX_DECODE_DEPTH:
+        raise Malformed("a value nested deeper than the harness encodes")
+    if value is None or isinstance(value, (bool, int, float, str)):
         return value
-    if "$tuple" in value:
-        return tuple(decode(v) for v in value["$tuple"])
-    if "$set" in value:
-        return _FrozenList(decode(v) for v in value["$set"])
-    if "$dict" in value:
-        return {_key(decode(k)): decode(v) for k, v in value["$dict"]}
-    if "$float" in value:
-        return float(value["$float"])
-    if "$bytes" in value:
-        return bytes.fromhex(value["$bytes"])
-    return Unsupported(str(value.get("$unsupported", "unknown value")))
+    if isinstance(value, list):
+        return [decode(v, depth + 1) for v in value]
+    if not isinstance(value, dict) or len(value) != 1:
+        raise Malformed(f"a value of an unknown shape ({type(value).__name__})")
+    ((tag, inner),) = value.items()
+    if tag in ("$tuple", "$set", "$dict") and isinstance(inner, list):
+        items = [decode(v, depth + 1) for v in inner]
+        if tag == "$tuple":
+            return tuple(items)
+        if tag == "$set":
+            return _FrozenList(items)
+        if not all(isinstance(pair, list) and len(pair) == 2 for pair in items):
+            raise Malformed("a dict that is not a list of pairs")
+        return {_key(k): v for k, v in items}
+    if tag == "$float" and inner in ("nan", "inf", "-inf"):
+        return float(inner)
+    if tag == "$bytes" and isinstance(inner, str):
+        try:
+            return bytes.fromhex(inner)
+        except ValueError:
+            raise Malformed("bytes that are not hexadecimal") from None
+    if tag == "$unsupported" and isinstance(inner, str):
+        return Unsupported(inner[:200])
+    raise Malformed(f"an unknown tag {str(tag)[:40]!r}")
 
 
 class _FrozenList(list[Any]):

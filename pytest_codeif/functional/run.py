@@ -8,6 +8,7 @@ This module knows nothing of the engine: it gets a job and the settings to run i
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import importlib.util
 import json
@@ -20,9 +21,9 @@ from typing import Any, Final
 import libcst as cst
 
 from pytest_codeif.code.unit import CodeUnit
-from pytest_codeif.functional.channel import read_records
+from pytest_codeif.functional.channel import protocol_error, read_records
 from pytest_codeif.functional.folders import run_paths, unit_files
-from pytest_codeif.functional.plain import Unsupported, decode, plain_equal, show
+from pytest_codeif.functional.plain import Malformed, Unsupported, decode, plain_equal, show
 from pytest_codeif.outcome import (
     CaseResult,
     CaseStatus,
@@ -38,12 +39,13 @@ from pytest_codeif.sandbox.process import Limits, RunResult, run_python
 from pytest_codeif.spec import CallCase, PytestCase
 
 HARNESS: Final = Path(__file__).with_name("harness.py")
-#: The child pytest's reporting plugin, loaded by file path under this name: the sandboxed
-#: interpreter starts without site, so the package it lives in is not importable there.
-CHILD_REPORT: Final = ("codeif_child_report", Path(__file__).with_name("child_report.py"))
+#: The harness of a `pytest:` file (it loads the child pytest's reporting plugin).
+PYTEST_HARNESS: Final = Path(__file__).with_name("pytest_harness.py")
 
 #: How a case that could not run for want of an installed module starts its message.
 MISSING_MODULE: Final = "missing module"
+#: How a case whose run broke the harness's protocol starts its message.
+PROTOCOL: Final = "protocol"
 _MODULE_NAME: Final = re.compile(r"[A-Za-z_]\w{0,99}(?:\.[A-Za-z_]\w{0,99}){0,9}")
 
 
@@ -83,7 +85,6 @@ def _sandboxed(
     *,
     env: Mapping[str, str] | None = None,
     stdin: Path | bytes | None = None,
-    preload: Mapping[str, Path] | None = None,
 ) -> RunResult:
     """One sandboxed run of the code `files`, on a fork server when there is one (the
     code never touches the disk then), else in a code folder written for it."""
@@ -97,7 +98,6 @@ def _sandboxed(
             files=files,
             env=env,
             stdin=stdin,
-            preload=preload,
             on_slow=settings.on_slow,
         )
     write_folder(code, files)
@@ -109,7 +109,6 @@ def _sandboxed(
         settings.isolation,
         env=env,
         stdin=stdin,
-        preload=preload,
         on_slow=settings.on_slow,
     )
 
@@ -176,7 +175,9 @@ def _verdict(job: FunctionalJob, cases: list[CaseResult]) -> Verdict:
         return Verdict("violated", evidence)
     if errors:
         kind: ErrorKind = (
-            "missing-module"
+            "protocol"
+            if any(c.message.startswith(PROTOCOL + ":") for c in errors)
+            else "missing-module"
             if any(c.message.startswith(MISSING_MODULE) for c in errors)
             else "timeout"
             if any("timed out" in c.message for c in errors)
@@ -222,6 +223,10 @@ def _run_calls(job: FunctionalJob, settings: RunSettings) -> list[CaseResult]:
         stdin=json.dumps(request).encode(),
     )
     records = read_records(run.channel)
+    broken = protocol_error(records) or _malformed_value(records)
+    if broken is not None:
+        message = f"{PROTOCOL}: {broken}"
+        return [CaseResult(label, "error", message, line) for label, line in labels]
     failed_import = next((r for r in records if "import_error" in r), None)
     if failed_import is not None:
         missing = not_installed(failed_import.get("missing"), unit)
@@ -235,21 +240,65 @@ def _run_calls(job: FunctionalJob, settings: RunSettings) -> list[CaseResult]:
         raised, text = failed_import["import_error"], failed_import.get("message", "")
         message = f"importing `{module}` raised {raised}: {text}"
         return [CaseResult(label, "failed", message, line) for label, line in labels]
-    by_case = {r["case"]: r for r in records if isinstance(r.get("case"), int)}
+    # One record per case, the first: the supervisor writes no other (see harness.py).
+    by_case: dict[int, dict[str, Any]] = {}
+    for record in records:
+        index = record.get("case")
+        if type(index) is int and 0 <= index < len(job.calls):
+            by_case.setdefault(index, record)
     results = []
     for index, case in enumerate(job.calls):
-        record = by_case.get(index)
-        if record is None:
+        found = by_case.get(index)
+        if found is None:
             status, message = _ended(run, job.timeout)
-        else:
-            status, message = _judge(case, record)
-        returned = record is not None and "value" in record
-        raised = record is not None and "raised" in record
-        value = record.get("value") if record is not None else None
+            results.append(CaseResult(case.label, status, message, case.location.line))
+            continue
+        status, message = _judge(case, found)
+        if status == "passed" and run.timed_out:
+            # A run that timed out passes nothing: what ran after the answer is the
+            # code's too, and it did not end.
+            status = "error"
+            message = f"timed out after {job.timeout:g} s (after this case answered)"
+        returned, raised = "value" in found, "raised" in found
         results.append(
-            CaseResult(case.label, status, message, case.location.line, value, returned, raised)
+            CaseResult(
+                case.label,
+                status,
+                message,
+                case.location.line,
+                found.get("value"),
+                returned,
+                raised,
+            )
         )
     return results
+
+
+def _malformed_value(records: list[dict[str, Any]]) -> str | None:
+    """Why a case's value cannot be what the harness encodes, if one cannot."""
+    for record in records:
+        if "value" in record:
+            try:
+                decode(record["value"])
+            except Malformed as exc:
+                return f"case {record.get('case')}: {exc}"
+    return None
+
+
+def raised_matches(expected: str, names: list[str]) -> bool:
+    """Whether an exception the harness named (see `harness.exception_names`) is the
+    `expected` one: a built-in exception only as the built-in itself (reported by its
+    bare name), any other class by its name or its dotted path's end."""
+    if _is_builtin_exception(expected):
+        return expected in names
+    return any(
+        "." in name and (name == expected or name.endswith("." + expected)) for name in names
+    )
+
+
+def _is_builtin_exception(name: str) -> bool:
+    found = getattr(builtins, name, None)
+    return isinstance(found, type) and issubclass(found, BaseException)
 
 
 def _judge(case: CallCase, record: dict[str, Any]) -> tuple[CaseStatus, str]:
@@ -257,7 +306,7 @@ def _judge(case: CallCase, record: dict[str, Any]) -> tuple[CaseStatus, str]:
     if "raised" in record:
         names = [str(n) for n in record["raised"]] if isinstance(record["raised"], list) else []
         raised = names[0] if names else "an exception"
-        if case.raises is not None and case.raises in names:
+        if case.raises is not None and raised_matches(case.raises, names):
             return "passed", f"raised {raised}"
         expected = f"expected {case.raises}" if case.raises else f"expected {show(case.expect)}"
         return "failed", f"{expected}, but it raised {raised}: {record.get('message', '')}"
@@ -307,16 +356,32 @@ def _run_pytest_file(
     # Our own configuration, named explicitly: one planted beside the code is never read.
     ini = code / ".codeif-pytest.ini"
     files[ini.name] = b"[pytest]\n"
-    args = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "--noconftest", "-c", str(ini)]
-    args += ["--rootdir", str(code), "-p", CHILD_REPORT[0]]
-    args += ["--codeif-channel", "{channel}", str(code / test_name)]
+    args = ["-q", "-p", "no:cacheprovider", "--noconftest", "-c", str(ini)]
+    args += ["--rootdir", str(code), str(code / test_name)]
     # Plugins installed on the host stay out of the child: its outcome is the test's own.
     no_plugins = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
     limits = Limits(timeout=job.timeout)
-    preload = dict([CHILD_REPORT])
-    run = _sandboxed(settings, args, folders, files, limits, env=no_plugins, preload=preload)
+    request = json.dumps({"args": args}).encode()
+    run = _sandboxed(
+        settings,
+        [str(PYTEST_HARNESS), "--channel", "{channel}"],
+        folders,
+        files,
+        limits,
+        env=no_plugins,
+        stdin=request,
+    )
+    return _pytest_results(job, case, run)
+
+
+def _pytest_results(job: FunctionalJob, case: PytestCase, run: RunResult) -> list[CaseResult]:
+    """One result per test the child pytest reported, and one for each test the file
+    defines that reported nothing."""
     records = read_records(run.channel)
     line = case.location.line
+    broken = protocol_error(records)
+    if broken is not None:
+        return [CaseResult(case.label, "error", f"{PROTOCOL}: {broken}", line)]
     results: list[CaseResult] = []
     reported: set[str] = set()
     collect_errors = [r for r in records if r.get("outcome") == "collect-error"]
@@ -328,7 +393,10 @@ def _run_pytest_file(
         reported.add(name.split("[", 1)[0])
         outcome = record.get("outcome")
         label = f"{case.label}::{name}"
-        if outcome == "passed":
+        if outcome == "passed" and run.timed_out:
+            message = f"timed out after {job.timeout:g} s (after this test passed)"
+            results.append(CaseResult(label, "error", message, line))
+        elif outcome == "passed":
             results.append(CaseResult(label, "passed", "", line))
         else:
             message = f"{outcome}: {str(record.get('message', ''))[-500:]}"
