@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Final
 
 from pytest_codeif.code.unit import CodeUnit
-from pytest_codeif.functional.channel import read_records
+from pytest_codeif.functional.channel import protocol_error, read_records
 from pytest_codeif.functional.folders import run_folders
 from pytest_codeif.outcome import Undecidable
 from pytest_codeif.sandbox.isolation import Isolation
@@ -78,6 +78,9 @@ def _measure_in(
         stdin=io / "request.json",
     )
     records = read_records(run.channel)
+    broken = protocol_error(records)
+    if broken is not None:
+        raise Undecidable("protocol", f"measuring `{request.function}`: {broken}")
     failed = next((r for r in records if "error" in r), None)
     # Time is measured in rounds over all sizes: the least figure per size is the one
     # least disturbed by anything else running. Sizes not asked for are not the harness's.

@@ -1,23 +1,31 @@
-"""Child-side harness for growth measurements: import the code, call one function on
-inputs of growing size, and report the time or the peak memory of each call as JSON lines.
-Runs in the sandbox; uses the standard library only.
+"""Sandboxed harness of growth measurements: a supervisor that holds the result channel
+and does the measuring, and a worker it forks that imports the code, builds inputs of
+growing size and calls one function on them when asked. Standard library only (see
+`supervisor.py` for what each side may do).
+
+Nothing the worker says is taken as a time: the supervisor reads the worker's CPU time
+from the kernel (every thread of it; the worker cannot start processes to hide work in,
+see `sandbox/seccomp.py`) before and after the calls it asked for, while the worker
+waits on its pipe. Memory is the worker's own tracemalloc peak during one call (exact,
+so that small sizes show growth too), accepted only when it covers the kernel's count of
+the worker's peak resident growth during that call, up to allocator slack
+(`covers_resident`): a figure the code made up is a protocol error.
 
 Inputs come from the task's `input` expression, evaluated with `n` bound to the size and
 `random` seeded with the size, or from a generator description inferred from the task's
 call cases (built by `input_builder.py`, loaded from beside this file, with a generator
 seeded with the size): either way every run sees the same inputs, so they are built once
-per size and copied by unpickling (`Inputs`). Getting inputs is never measured. Time is CPU
-time (the calling thread's; see `_timed`), not wall time, so that other processes sharing
-the machine (an xdist worker, a CI neighbour) do not count as the code's cost; it is the
-best of ROUNDS rounds, each running for at least MIN_ROUND seconds with the garbage
-collector paused, as `timeit` does (in batches on the same inputs where calls leave them as
-they were; see `_time`). Rounds sweep all sizes in turn rather than repeating one size, so
-a busy spell slows one round of every size instead of every round of one size. Each round's
-figure is emitted as it is taken (the parent keeps the least per size), so a run cut short
-still reports what it measured. With a `budget` (seconds), the first round stops before a
-size whose one call would take longer than that (`_too_slow`); a space measurement also
-stops at SPACE_CPU_BUDGET.
-Memory is tracemalloc's peak during one call.
+per size and copied by unpickling (`Inputs`). Getting inputs is never measured. Time is
+CPU time, not wall time, so that other processes sharing the machine (an xdist worker, a
+CI neighbour) do not count as the code's cost; it is the best of ROUNDS rounds, each
+running for at least MIN_ROUND seconds of calls with the worker's garbage collector
+paused, as `timeit` does (in batches on the same inputs where calls leave them as they
+were; see `_time`), less what a request that makes no call costs the worker. Rounds sweep
+all sizes in turn rather than repeating one size, so a busy spell slows one round of every
+size instead of every round of one size. Each round's figure is emitted as it is taken
+(the host keeps the least per size), so a run cut short still reports what it measured.
+With a `budget` (seconds), the first round stops before a size whose one call would take
+longer than that (`_too_slow`); a space measurement also stops at SPACE_CPU_BUDGET.
 
 Usage: python -s -P measure_harness.py --channel FD < REQUEST.json
 """
@@ -48,19 +56,8 @@ MAX_ROUND_WALL = 0.25
 #: under tracemalloc, extrapolated from the smaller sizes) would take over this many CPU
 #: seconds (CPU time, so that a loaded machine measures the same sizes as a quiet one).
 SPACE_CPU_BUDGET = 0.75
-#: Seconds of the coarsest scheduler tick the process clock may advance by (HZ=100).
-TICK = 0.01
-
-
-def _builder() -> Any:
-    """`input_builder.py`, beside this file (the package is not on the sandbox's path)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "input_builder.py")
-    spec = importlib.util.spec_from_file_location("_codeif_input_builder", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+#: Resident growth a traced peak need not cover: page and allocator-arena rounding.
+RESIDENT_SLACK = 256 * 1024
 
 
 def _inputs(expression: Any, n: int, namespace: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
@@ -101,63 +98,66 @@ class Inputs:
         return args, kwargs, self.kept[n]
 
 
-def _time(function: Any, inputs: Inputs, n: int) -> float:
-    """One round: mean CPU seconds per call over at least MIN_ROUND seconds of calls.
+class Worker:
+    """The worker's side: the inputs of the size asked for last, and calls on them."""
 
-    A call that left its inputs as they were (compared by their pickled form) is then timed
-    as `timeit` does, in batches on the same inputs that double until the round is long
-    enough, and the inputs are compared again after each batch (a batch that changed them
-    is not counted, and calls go back to fresh inputs). Other calls get fresh inputs each:
-    a call that sorts its list in place must not be timed on the sorted list."""
-    spent, calls, batch, batches = 0.0, 0, 0, True
-    deadline = time.monotonic() + MAX_ROUND_WALL
-    while spent < MIN_ROUND and calls < MAX_CALLS and not (calls and time.monotonic() > deadline):
-        if not batch:
-            args, kwargs, before = inputs.fresh(n)
-            cost = _timed(function, args, kwargs, 1)
-            spent, calls = spent + cost, calls + 1
-            if batches and before is not None and _pickled(args, kwargs) == before:
-                batch = 2
-            continue
-        cost = _timed(function, args, kwargs, batch)
-        if _pickled(args, kwargs) != before:
-            batch, batches = 0, False
-            continue
-        spent, calls = spent + cost, calls + batch
-        batch = max(1, min(batch * 2, MAX_CALLS - calls))
-    return spent / calls
+    def __init__(self, function: Any, inputs: Inputs) -> None:
+        self.function = function
+        self.inputs = inputs
+        self.args: list[Any] = []
+        self.kwargs: dict[str, Any] = {}
+        self.before: bytes | None = None
+
+    def answer(self, asked: dict[str, Any]) -> dict[str, Any]:
+        """One request's reply."""
+        if "prepare" in asked:
+            self.args, self.kwargs, self.before = self.inputs.fresh(int(asked["prepare"]))
+            gc.collect()
+            return {"ready": True}
+        if "changed" in asked:
+            changed = self.before is None or _pickled(self.args, self.kwargs) != self.before
+            return {"changed": changed}
+        if "space" in asked:
+            return {"peak": _space(self.function, self.args, self.kwargs)}
+        count = int(asked["call"])
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for _ in range(count):
+                self.function(*self.args, **self.kwargs)
+        finally:
+            if collecting:
+                gc.enable()
+        return {"ran": count}
 
 
-def _timed(function: Any, args: list[Any], kwargs: dict[str, Any], count: int) -> float:
-    """CPU seconds for `count` calls in a row, with the garbage collector paused.
-
-    The calling thread's clock, not the process's: once RLIMIT_CPU arms the process CPU
-    timer (the sandbox sets it), Linux advances the process clock only at scheduler ticks
-    (4 ms here), which reads a 20 µs call as 0 or 4 ms. Where the process clock shows more
-    than two ticks beyond the thread's, other threads of the code did the work: it counts."""
-    collecting = gc.isenabled()
-    gc.disable()
+def work(request: dict[str, Any], source: Any, no_processes: Any, link: Any) -> None:
+    """The worker: no processes of its own from here on, then import the code and answer
+    each request (an exception ends the worker with an `error` reply)."""
+    no_processes.install()
+    sys.path.insert(0, request["root"])
     try:
-        thread, process = time.thread_time(), time.process_time()
-        for _ in range(count):
-            function(*args, **kwargs)
-        thread, process = time.thread_time() - thread, time.process_time() - process
-        return process if process > thread + 2 * TICK else thread
-    finally:
-        if collecting:
-            gc.enable()
+        module = importlib.import_module(request["module"])
+        function = getattr(module, request["function"])
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt included
+        link.send({"error": f"{type(exc).__name__}: {str(exc)[:300]}"})
+        return
+    link.send({"imported": True})
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
+    worker = Worker(function, Inputs(source, dict(vars(module))))
+    while True:
+        asked = link.receive()
+        if not isinstance(asked, dict):
+            return
+        try:
+            reply = worker.answer(asked)
+        except BaseException as exc:
+            link.send({"error": f"{type(exc).__name__}: {str(exc)[:300]}"})
+            return
+        link.send(reply)
 
 
-def _pickled(args: list[Any], kwargs: dict[str, Any]) -> bytes | None:
-    """The inputs' pickled form, to tell whether a call changed them (None: it cannot)."""
-    try:
-        return pickle.dumps((args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
-    except BaseException:  # anything the code put in them
-        return None
-
-
-def _space(function: Any, inputs: Inputs, n: int) -> int:
-    args, kwargs, _ = inputs.fresh(n)
+def _space(function: Any, args: list[Any], kwargs: dict[str, Any]) -> int:
     tracemalloc.start()
     try:
         base, _ = tracemalloc.get_traced_memory()
@@ -169,56 +169,197 @@ def _space(function: Any, inputs: Inputs, n: int) -> int:
     return max(0, peak - base)
 
 
+def _pickled(args: list[Any], kwargs: dict[str, Any]) -> bytes | None:
+    """The inputs' pickled form, to tell whether a call changed them (None: it cannot)."""
+    try:
+        return pickle.dumps((args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
+    except BaseException:  # anything the code put in them
+        return None
+
+
+class _WorkerEnded(Exception):
+    """The worker's process ended (or reported why it stops)."""
+
+
+class _WorkerFailed(Exception):
+    """The worker reported an exception (building inputs or calling)."""
+
+
+class Measurer:
+    """The supervisor's side: asks the worker, reads the kernel, decides the figures."""
+
+    def __init__(self, supervisor: Any, protocol_error: type[Exception]) -> None:
+        self.supervisor = supervisor
+        self.protocol_error = protocol_error
+        self.overhead = 0.0
+
+    def _ask(self, request: dict[str, Any], expect: str) -> dict[str, Any]:
+        self.supervisor.ask(request)
+        reply = self.supervisor.reply()
+        if reply is None:
+            raise _WorkerEnded()
+        if set(reply) == {"error"}:
+            raise _WorkerFailed(str(reply["error"])[:300])
+        if set(reply) != {expect}:
+            raise self.protocol_error(f"a reply to `{next(iter(request))}` that is not one")
+        answer: dict[str, Any] = reply
+        return answer
+
+    def prepare(self, n: int) -> None:
+        self._ask({"prepare": n}, "ready")
+
+    def changed(self) -> bool:
+        return bool(self._ask({"changed": None}, "changed")["changed"])
+
+    def calls(self, count: int) -> float:
+        """CPU seconds the worker spent on `count` calls, by the kernel's clock."""
+        before = self.supervisor.cpu_seconds()
+        reply = self._ask({"call": count}, "ran")
+        spent = float(self.supervisor.cpu_seconds() - before)
+        if reply["ran"] != count:
+            raise self.protocol_error("the worker did not make the calls it was asked for")
+        return max(0.0, spent - self.overhead)
+
+    def calibrate(self) -> None:
+        """What a request that makes no call costs the worker (the pipe, the JSON)."""
+        self.overhead = min(self.calls(0) for _ in range(5))
+
+    def space(self) -> int:
+        """The worker's traced peak during one call, checked against the kernel's count
+        of its resident growth."""
+        try:
+            resident = self.supervisor.reset_peak()
+            claimed = self._ask({"space": None}, "peak")["peak"]
+            grown = self.supervisor.peak_rss() - resident
+        except OSError as exc:
+            raise self.protocol_error(f"the worker's memory cannot be read: {exc}") from None
+        if type(claimed) is not int or claimed < 0:
+            raise self.protocol_error("a memory figure that is not a size")
+        if not covers_resident(claimed, grown):
+            raise self.protocol_error(
+                f"the code's memory figure ({claimed} bytes) is below what the kernel "
+                f"counted ({grown} bytes more resident during the call)"
+            )
+        return claimed
+
+
+def covers_resident(claimed: int, grown: int) -> bool:
+    """Whether a traced peak of `claimed` bytes can be honest when the worker's resident
+    size grew by `grown` bytes during the call: tracing itself and allocator arenas make
+    resident growth up to a few times the traced bytes, plus page and arena rounding."""
+    return grown <= 4 * claimed + RESIDENT_SLACK
+
+
+def _time(measurer: Measurer, n: int) -> float:
+    """One round: mean CPU seconds per call over at least MIN_ROUND seconds of calls.
+
+    A call that left its inputs as they were (compared by their pickled form) is then timed
+    as `timeit` does, in batches on the same inputs that double until the round is long
+    enough, and the inputs are compared again after each batch (a batch that changed them
+    is not counted, and calls go back to fresh inputs). Other calls get fresh inputs each:
+    a call that sorts its list in place must not be timed on the sorted list."""
+    spent, calls, batch, batches = 0.0, 0, 0, True
+    deadline = time.monotonic() + MAX_ROUND_WALL
+    while spent < MIN_ROUND and calls < MAX_CALLS and not (calls and time.monotonic() > deadline):
+        if not batch:
+            measurer.prepare(n)
+            spent, calls = spent + measurer.calls(1), calls + 1
+            if batches and not measurer.changed():
+                batch = 2
+            continue
+        cost = measurer.calls(batch)
+        if measurer.changed():
+            batch, batches = 0, False
+            continue
+        spent, calls = spent + cost, calls + batch
+        batch = max(1, min(batch * 2, MAX_CALLS - calls))
+    return spent / calls
+
+
+def supervise(request: dict[str, Any], supervisor: Any, protocol_error: type[Exception]) -> None:
+    """Measure each size in rounds, writing one figure per size and round."""
+    reply = supervisor.reply()
+    if reply is None:
+        return
+    if set(reply) == {"error"}:
+        supervisor.emit({"error": str(reply["error"])[:300]})
+        return
+    if reply != {"imported": True}:
+        raise protocol_error("the code wrote to the harness's pipe while it was imported")
+    measurer = Measurer(supervisor, protocol_error)
+    try:
+        measurer.calibrate()
+        _rounds(request, measurer, supervisor)
+    except _WorkerEnded:
+        return
+    except _WorkerFailed as exc:
+        supervisor.emit({"error": str(exc)})
+        return
+    supervisor.emit({"done": True})
+
+
+def _rounds(request: dict[str, Any], measurer: Measurer, supervisor: Any) -> None:
+    measure = request["measure"]
+    rounds = ROUNDS if measure == "time" else 1
+    sizes = [int(n) for n in request["sizes"]]
+    walls: list[float] = []  # wall seconds per size in the first round
+    cpus: list[float] = []  # and the worker's CPU seconds
+    space_budget = SPACE_CPU_BUDGET if measure == "space" else None
+    for _ in range(rounds):
+        for n in sizes:
+            started, started_cpu = time.monotonic(), supervisor.cpu_seconds()
+            try:
+                if measure == "time":
+                    value: float = _time(measurer, n)
+                else:
+                    measurer.prepare(n)
+                    value = measurer.space()
+            except _WorkerFailed as exc:
+                supervisor.emit({"size": n, "error": str(exc)})
+                raise _WorkerEnded() from None
+            supervisor.emit({"size": n, "value": value})
+            if len(walls) == sizes.index(n):  # still the first round
+                walls.append(time.monotonic() - started)
+                cpus.append(supervisor.cpu_seconds() - started_cpu)
+                if _too_slow(sizes, walls, request.get("budget")) or _too_slow(
+                    sizes, cpus, space_budget
+                ):
+                    supervisor.emit({"stopped": sizes[len(walls)], "measured": len(walls)})
+                    sizes = sizes[: len(walls)]
+                    break
+
+
+def _load(path: str) -> Any:
+    """A standard-library module by path (the package is not on the sandbox's path)."""
+    name = "_codeif_" + os.path.basename(path).removesuffix(".py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def main() -> None:
     request = json.load(sys.stdin)
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
-    out = os.fdopen(int(sys.argv[sys.argv.index("--channel") + 1]), "w", encoding="utf-8")
-
-    def emit(record: dict[str, Any]) -> None:
-        out.write(json.dumps(record) + "\n")
-        out.flush()
-
+    here = os.path.dirname(os.path.abspath(__file__))
+    supervising = _load(os.path.join(here, "supervisor.py"))
+    seccomp = _load(os.path.join(os.path.dirname(here), "sandbox", "seccomp.py"))
+    no_processes = seccomp.prepare([seccomp.PROCESSES])
     source: Any = request["input"]
     if request.get("generator"):  # loaded before the code runs, so it cannot touch it
-        source = {"builder": _builder(), "description": json.loads(request["generator"])}
-    sys.path.insert(0, request["root"])
+        builder = _load(os.path.join(here, "input_builder.py"))
+        source = {"builder": builder, "description": json.loads(request["generator"])}
+    supervisor = supervising.Supervisor(int(sys.argv[sys.argv.index("--channel") + 1]))
+    supervisor.start(lambda link: work(request, source, no_processes, link))
     try:
-        module = importlib.import_module(request["module"])
-        function = getattr(module, request["function"])
-    except BaseException as exc:  # SystemExit and KeyboardInterrupt included
-        emit({"error": f"{type(exc).__name__}: {str(exc)[:300]}"})
-        return
-    inputs = Inputs(source, dict(vars(module)))
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20_000))
-    rounds = ROUNDS if request["measure"] == "time" else 1
-    sizes = list(request["sizes"])
-    walls: list[float] = []  # wall seconds per size in the first round
-    cpus: list[float] = []  # and CPU seconds
-    space_budget = SPACE_CPU_BUDGET if request["measure"] == "space" else None
-    for _ in range(rounds):
-        for n in sizes:
-            started, started_cpu = time.monotonic(), time.process_time()
-            try:
-                if request["measure"] == "time":
-                    value: float = _time(function, inputs, n)
-                else:
-                    value = _space(function, inputs, n)
-                emit({"size": n, "value": value})
-            except BaseException as exc:
-                emit({"size": n, "error": f"{type(exc).__name__}: {str(exc)[:300]}"})
-                return
-            if len(walls) == sizes.index(n):  # still the first round
-                walls.append(time.monotonic() - started)
-                cpus.append(time.process_time() - started_cpu)
-                if _too_slow(sizes, walls, request.get("budget")) or _too_slow(
-                    sizes, cpus, space_budget
-                ):
-                    emit({"stopped": sizes[len(walls)], "measured": len(walls)})
-                    sizes = sizes[: len(walls)]
-                    break
-    emit({"done": True})
+        supervise(request, supervisor, supervising.ProtocolError)
+    except supervising.ProtocolError as exc:
+        supervisor.stop(exc)
+    supervisor.stop()
 
 
 def _too_slow(sizes: list[int], costs: list[float], budget: Any) -> bool:
