@@ -89,3 +89,10 @@ def test_scanned_imports_read_names_as_ast_does() -> None:
     assert scanned == statements_of_tree(ast.parse(code))
     assert [s.names for s in scanned] == [("os", "sys"), ("deque",), ("typing",), ("\u00e9x",)]
     assert scanned[2].type_checking
+
+
+def test_a_string_annotation_is_code_python_reads_too() -> None:
+    from pytest_codeif.checks.annotations import normalize_annotation
+
+    assert normalize_annotation('"\uff2cist[\uff49nt]"') == "list[int]"
+    assert normalize_annotation("'\uff4fs'") == "os"  # evaluated, so a name after all

@@ -7,6 +7,8 @@ from typing import Final
 
 import libcst as cst
 
+from pytest_codeif.code.identifiers import read_expression
+
 _ALIASES: Final = {
     "List": "list",
     "Dict": "dict",
@@ -23,7 +25,7 @@ def normalize_annotation(expr: cst.BaseExpression | str) -> str:
     """A canonical text for an annotation; raises ValueError for unparsable text."""
     if isinstance(expr, str):
         try:
-            expr = cst.parse_expression(expr.strip())
+            expr = read_expression(expr.strip())
         except cst.ParserSyntaxError as exc:
             raise ValueError(f"{expr!r} is not a type expression: {exc.message}") from None
     return _norm(expr)

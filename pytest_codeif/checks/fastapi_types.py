@@ -16,6 +16,7 @@ import libcst as cst
 
 from pytest_codeif.checks.web_routes import MAX_DEPTH, Project, shown
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.identifiers import read_expression
 
 #: Bases that make a class a pydantic model.
 MODEL_BASES: Final = (
@@ -183,7 +184,7 @@ class FastapiTypes:
         if isinstance(expr, cst.SimpleString):
             value = expr.evaluated_value
             try:
-                inner = cst.parse_expression(value) if isinstance(value, str) else None
+                inner = read_expression(value) if isinstance(value, str) else None
             except cst.ParserSyntaxError:
                 inner = None
             if inner is None:

@@ -92,6 +92,13 @@ def folded_tree(tree: _Node) -> _Node:
     return fold_identifiers(tree)[0] if needs_folding(names) else tree
 
 
+def read_expression(text: str) -> cst.BaseExpression:
+    """`text` parsed as an expression, identifiers as Python reads them: for code kept in
+    a string that Python evaluates, such as a string annotation (`"Node | None"`)."""
+    expression = cst.parse_expression(text)
+    return expression if text.isascii() else folded_tree(expression)
+
+
 def every_node(root: cst.CSTNode) -> list[cst.CSTNode]:
     """`root` and every node below it, whitespace included, parents before children,
     without recursion: a folded tree and its original pair one to one in this order."""
