@@ -37,6 +37,12 @@ class ComplexityCheck(Check):
     building is not measured): time is the best of three rounds of calls, memory the
     peak tracemalloc sees during one call (what the call allocates, inputs excluded;
     the call stack is not an allocation it sees, so deep recursion costs no space here).
+    Neither figure is the code's word: the harness's supervisor, outside the process the
+    code runs in, reads that process's CPU time from the kernel (the code can start no
+    process to hide work in: a measured call that forks is an error), and accepts a
+    memory peak only when it covers the kernel's count of the process's resident growth
+    during the call (up to 4x plus 256 KiB of allocator slack; a patched counter is a
+    `protocol` error).
 
     Without `input`, the inputs are grown from the task's call cases (as BigO(Bench)
     does): the largest case of `function` that returned is the template, and each of its
