@@ -47,7 +47,8 @@ _SYSTEM_DIRS: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/et
 #: Promises that only bubblewrap keeps, in the words the summary header prints.
 PROCESS_GAPS: Final = (
     "no network isolation",
-    "no filesystem isolation (the code can read and write what the pytest user can)",
+    "no filesystem isolation (the code can read and write what the pytest user can, "
+    "pytest's own descriptors through /proc included: it can forge its results)",
     "a grandchild that calls setsid can outlive the timeout",
     "disk use capped per file only",
 )
