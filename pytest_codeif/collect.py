@@ -5,11 +5,20 @@ deciding all of it and recording each constraint's outcome as its own item would
 
 Verdicts are reached in `setup` (so "could not decide" is reported by pytest as an
 error, counted apart from failures) and turned into a failure in `runtest`.
+
+Code under evaluation is never collected by the host (`is_evaluated_code`, for the
+plugin's `pytest_ignore_collect`): before pytest enters the first folder of its
+arguments, every task file under them is read (each once: `TaskFile` takes the result)
+and the paths its tasks' code comes from are kept.
 """
 
 from __future__ import annotations
 
+import fnmatch
+import os
 from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -29,7 +38,9 @@ from pytest_codeif.report.records import (
 from pytest_codeif.report.task_code import code_entry
 from pytest_codeif.state import get_state
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
-from pytest_codeif.taskfile.parse import FUNCTIONAL_ITEM, TaskProblems
+from pytest_codeif.taskfile.parse import FUNCTIONAL_ITEM, ParsedFile, TaskProblems
+from pytest_codeif.taskfile.responses import sources
+from pytest_codeif.taskfile.yamlload import load_yaml_bytes, read_task_bytes
 
 INVALID_FILE_ITEM = "invalid-task-file"
 #: The name of a task's one item under `--codeif-items=task` (`file::task::all`).
@@ -57,9 +68,8 @@ class TaskFile(pytest.File):
     """A `*.codeif.yaml` file."""
 
     def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
-        state = get_state(self.config)
         try:
-            parsed = state.taskfiles.read(self.path, self.config.rootpath)
+            parsed = _read(self.config, self.path)
         except TaskFileError as exc:
             yield InvalidTaskItem.from_parent(
                 self, name=INVALID_FILE_ITEM, label=FILE_LABEL, error=exc
@@ -430,3 +440,155 @@ def _functional_violation(outcome: FunctionalOutcome) -> str:
     total = len(outcome.cases)
     lines = [f"{failed} of {total} functional test case{'s' if total != 1 else ''} failed:"]
     return "\n".join(lines + [f"  {e}" for e in outcome.verdict.evidence])
+
+
+#: Each task file's parse (or the error it raised), read once per process.
+PARSED = pytest.StashKey[dict[Path, "ParsedFile | Exception"]]()
+#: The paths code under evaluation comes from, found before collection enters a folder.
+EVALUATED = pytest.StashKey["EvaluatedPaths"]()
+#: The keys of a task's code naming a path, relative to the task file.
+_PATH_KEYS = ("directory", "file", "response-file", "responses")
+
+
+def _read(config: pytest.Config, path: Path) -> ParsedFile:
+    """The parse of the task file at `path`, read once per process."""
+    memo = config.stash.setdefault(PARSED, {})
+    found = memo.get(path)
+    if found is None:
+        try:
+            found = get_state(config).taskfiles.read(path, config.rootpath)
+        except Exception as exc:  # noqa: BLE001 - raised again to the collector, below
+            found = exc
+        memo[path] = found
+    if isinstance(found, Exception):
+        raise found
+    return found
+
+
+@dataclass
+class EvaluatedPaths:
+    """Where code under evaluation lives: folders (everything under them) and files,
+    absolute, both as named and with symlinks resolved; and the task files read, with
+    their folders, which pytest must still reach (`directory: .` names the task file's
+    own folder)."""
+
+    paths: set[str] = field(default_factory=set)
+    kept: set[str] = field(default_factory=set)
+
+    def add(self, path: Path) -> None:
+        self.paths.add(os.path.normpath(path))
+        self.paths.add(os.path.realpath(path))
+
+    def keep(self, task_file: Path) -> None:
+        text = os.path.normpath(task_file)
+        while text not in self.kept:
+            self.kept.add(text)
+            text = os.path.dirname(text)
+
+    def covers(self, path: Path) -> bool:
+        """Whether `path` is one of the paths or lies under one (and is not kept)."""
+        text = os.path.normpath(path)
+        if text in self.kept:
+            return False
+        while True:
+            if text in self.paths:
+                return True
+            parent = os.path.dirname(text)
+            if parent == text:
+                return False
+            text = parent
+
+
+def is_evaluated_code(path: Path, config: pytest.Config) -> bool:
+    """Whether `path` is (or is inside) code under evaluation named by a task file under
+    the session's arguments: pytest must neither collect it nor load its conftest.py."""
+    evaluated = config.stash.get(EVALUATED, None)
+    if evaluated is None:
+        evaluated = config.stash[EVALUATED] = _evaluated_paths(config)
+    return evaluated.covers(path)
+
+
+def _evaluated_paths(config: pytest.Config) -> EvaluatedPaths:
+    """The code paths of every task file under the arguments. Shallower files first:
+    one inside a code folder another names is code itself (planted, perhaps): never
+    read, so it can neither widen what is kept out nor be collected."""
+    evaluated = EvaluatedPaths()
+    for path in sorted(_task_files(config), key=lambda p: (len(p.parts), p)):
+        if evaluated.covers(path):
+            continue
+        evaluated.keep(path)
+        for code in _code_paths(config, path):
+            evaluated.add(code)
+    return evaluated
+
+
+def _task_files(config: pytest.Config) -> set[Path]:
+    """The task files under the session's arguments, found as pytest would walk them
+    (norecursedirs, virtual environments and `__pycache__` left out)."""
+    patterns = config.getini("codeif_patterns")
+    skipped = [*config.getini("norecursedirs"), "__pycache__"]
+    in_venvs = bool(config.getoption("collect_in_virtualenv", False))
+    found: set[Path] = set()
+    for arg in config.args:
+        start = config.invocation_params.dir / str(arg).split("::")[0]
+        if start.is_file():
+            if any(fnmatch.fnmatch(start.name, p) for p in patterns):
+                found.add(start.absolute())
+            continue
+        for folder, dirs, files in os.walk(start.absolute()):
+            dirs[:] = [
+                d
+                for d in dirs
+                if not any(fnmatch.fnmatch(d, p) for p in skipped)
+                and (in_venvs or not os.path.exists(os.path.join(folder, d, "pyvenv.cfg")))
+            ]
+            found.update(
+                Path(folder, name)
+                for name in files
+                if any(fnmatch.fnmatch(name, p) for p in patterns)
+            )
+    return found
+
+
+def _code_paths(config: pytest.Config, path: Path) -> list[Path]:
+    """The paths the tasks of the task file at `path` take their code from; for a file
+    with an invalid task (whose code is not built), also every path its tasks name."""
+    try:
+        parsed: ParsedFile | None = _read(config, path)
+    except Exception:  # noqa: BLE001 - the collector reports it; its raw paths still count
+        parsed = None
+    found: list[Path] = []
+    for task in parsed.tasks if parsed is not None else ():
+        code = task.code
+        if code.origin is not None:  # a JSONL file of responses
+            found.append(code.origin)
+        if code.kind in ("directory", "file", "response-file"):
+            named = path.parent / code.value
+            found.append(named)
+            # One of a folder of responses (its path absolute): the folder is theirs.
+            if Path(code.value).is_absolute() and named.parent != path.parent:
+                found.append(named.parent)
+    if parsed is None or parsed.errors:
+        found += _raw_code_paths(path)
+    return found
+
+
+def _raw_code_paths(path: Path) -> list[Path]:
+    """Every path the tasks of the file at `path` name as their code, read from the
+    YAML alone (no task is built: the file or a task is invalid)."""
+    try:
+        data = load_yaml_bytes(path, read_task_bytes(path)).data
+    except (TaskFileError, OSError):
+        return []
+    tasks = data.get("tasks") if isinstance(data, dict) else None
+    found: list[Path] = []
+    for task in tasks if isinstance(tasks, list) else ():
+        for key in _PATH_KEYS if isinstance(task, dict) else ():
+            value = task.get(key)
+            if isinstance(value, dict):  # `responses: {path: ..., task-id: ...}`
+                value = value.get("path")
+            if isinstance(value, str) and value:
+                found.append(path.parent / value)
+                if key == "responses":
+                    found += sources(path.parent, value)
+    return found

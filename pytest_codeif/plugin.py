@@ -280,6 +280,16 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Col
     return TaskFile.from_parent(parent, path=file_path)
 
 
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Under --codeif, the host never collects code under evaluation (a task's code
+    folder, code file or response file): not its test files, not its conftest.py."""
+    if not _enabled(config):
+        return None
+    from pytest_codeif.collect import is_evaluated_code
+
+    return True if is_evaluated_code(collection_path, config) else None
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_collection(session: pytest.Session) -> Generator[None, object, object]:
     """Where pytest says only "not found: tasks.codeif.yaml", say why: no --codeif, or
