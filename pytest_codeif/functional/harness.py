@@ -25,6 +25,8 @@ import os
 import sys
 from typing import Any
 
+#: Modules beside this file that it loads (a fork server loads them once, ahead).
+BESIDE = ("supervisor",)
 MAX_DEPTH = 50
 MAX_ITEMS = 100_000
 #: Characters of an exception's message kept (the worker cuts; the supervisor enforces).
@@ -193,13 +195,17 @@ def supervise(request: dict[str, Any], supervisor: Any, protocol_error: type) ->
     supervisor.emit({"done": True})
 
 
-def _load_supervisor() -> Any:
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "supervisor.py")
-    spec = importlib.util.spec_from_file_location("_codeif_supervisor", path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+def _beside(name: str) -> Any:
+    """The module `name` beside this file: the one a fork server loaded ahead (see
+    BESIDE), else loaded by path now (the package is not on the sandbox's path)."""
+    module = sys.modules.get("_codeif_" + name)
+    if module is None:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+        spec = importlib.util.spec_from_file_location("_codeif_" + name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {path}")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
     return module
 
 
@@ -208,7 +214,7 @@ def main() -> None:
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
-    supervising = _load_supervisor()
+    supervising = _beside("supervisor")
     supervisor = supervising.Supervisor(int(sys.argv[sys.argv.index("--channel") + 1]))
     supervisor.start(lambda link: work(request, link))
     try:

@@ -20,6 +20,8 @@ from typing import Any
 
 import pytest
 
+#: Modules beside this file that it loads (a fork server loads them once, ahead).
+BESIDE = ("supervisor", "child_report")
 #: Outcome lines written to the channel at most (a test file with more parametrized
 #: cases than this is cut, and the run is a protocol error).
 MAX_RECORDS = 10_000
@@ -27,14 +29,17 @@ MAX_MESSAGE = 500
 OUTCOMES = frozenset({"passed", "failed", "error", "skipped", "collect-error"})
 
 
-def _load(name: str) -> Any:
-    """A module beside this file, by path (the package is not on the sandbox's path)."""
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
-    spec = importlib.util.spec_from_file_location("_codeif_" + name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+def _beside(name: str) -> Any:
+    """The module `name` beside this file: the one a fork server loaded ahead (see
+    BESIDE), else loaded by path now (the package is not on the sandbox's path)."""
+    module = sys.modules.get("_codeif_" + name)
+    if module is None:
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
+        spec = importlib.util.spec_from_file_location("_codeif_" + name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {path}")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
     return module
 
 
@@ -88,7 +93,7 @@ def main() -> None:
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
-    supervising, reporting = _load("supervisor"), _load("child_report")
+    supervising, reporting = _beside("supervisor"), _beside("child_report")
     supervisor = supervising.Supervisor(int(sys.argv[sys.argv.index("--channel") + 1]))
     supervisor.start(lambda link: work([str(a) for a in request["args"]], reporting, link))
     key = os.urandom(32)

@@ -35,6 +35,8 @@ CHANNEL_FD = 3
 MAX_REPLY = 8 << 20
 #: Exit status of a supervisor that stopped a worker for breaking the protocol.
 PROTOCOL_EXIT = 124
+#: Seconds a worker has to end once it was told there is nothing more to do.
+WORKER_GRACE = 1.0
 
 
 class ProtocolError(Exception):
@@ -199,17 +201,25 @@ class Supervisor:
         if kill:
             _kill(self.worker)
         else:
-            for fd in (self._requests,):
-                _close(fd)  # the worker reads end-of-file and returns
-            deadline = time.monotonic() + 1.0
-            while time.monotonic() < deadline:
-                pid, status = os.waitpid(self.worker, os.WNOHANG)
-                if pid:
-                    return _status_code(status)
-                time.sleep(0.005)
-            _kill(self.worker)
+            _close(self._requests)  # the worker reads end-of-file and returns
+            if not _ends_within(self.worker, WORKER_GRACE):
+                _kill(self.worker)
         _, status = os.waitpid(self.worker, 0)
         return _status_code(status)
+
+
+def _ends_within(pid: int, seconds: float) -> bool:
+    """Whether process `pid` (a child) ends within `seconds`, waited for on a pidfd."""
+    try:
+        handle = os.pidfd_open(pid)
+    except OSError:  # gone already, or no pidfd here: waitpid decides
+        return True
+    try:
+        poller = select.poll()
+        poller.register(handle, select.POLLIN)
+        return bool(poller.poll(int(seconds * 1000)))
+    finally:
+        os.close(handle)
 
 
 def _exit_after(run: Callable[[], None]) -> NoReturn:
@@ -256,17 +266,3 @@ def _status_code(status: int) -> int:
     if os.WIFSIGNALED(status):
         return 128 + os.WTERMSIG(status)
     return 255
-
-
-def load_beside(name: str) -> Any:
-    """A standard-library-only module beside this file, loaded by path (the package is
-    not importable in the sandbox)."""
-    import importlib.util  # noqa: PLC0415 - already imported by every harness
-
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name + ".py")
-    spec = importlib.util.spec_from_file_location("_codeif_" + name, path)
-    if spec is None or spec.loader is None:
-        raise ImportError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module

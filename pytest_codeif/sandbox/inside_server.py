@@ -382,8 +382,10 @@ class _Server:
 
 
 def _warm(path: str) -> None:
-    """Import what the script at `path` (a harness: trusted, standard library only)
-    imports at its top level, so that no run loads those modules again."""
+    """Import what the script at `path` (a harness: trusted) imports at its top level, and
+    load the modules beside it that it names in a top-level `BESIDE` tuple (as
+    `_codeif_<name>`, where the harness looks first), so that no run loads those modules
+    again."""
     import ast  # noqa: PLC0415 - the server's alone
 
     with open(path, "rb") as handle:
@@ -394,12 +396,38 @@ def _warm(path: str) -> None:
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             names = [node.module]
         else:
+            _load_beside(path, node)
             continue
         for name in names:
             try:
                 __import__(name)
             except ImportError:
                 continue
+
+
+def _load_beside(path: str, node: object) -> None:
+    """Load the modules a `BESIDE = ("name", ...)` statement names, from beside `path`."""
+    import ast  # noqa: PLC0415 - the server's alone
+    import importlib.util  # noqa: PLC0415 - the server's alone
+
+    if not (
+        isinstance(node, ast.Assign)
+        and [getattr(t, "id", None) for t in node.targets] == ["BESIDE"]
+        and isinstance(node.value, ast.Tuple)
+    ):
+        return
+    for item in node.value.elts:
+        if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
+            continue
+        name = "_codeif_" + item.value
+        found = importlib.util.spec_from_file_location(
+            name, os.path.join(os.path.dirname(path), item.value + ".py")
+        )
+        if name in sys.modules or found is None or found.loader is None:
+            continue
+        module = importlib.util.module_from_spec(found)
+        found.loader.exec_module(module)
+        sys.modules[name] = module
 
 
 def _make_dirs(path: str) -> None:
