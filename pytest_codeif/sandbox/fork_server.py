@@ -139,7 +139,6 @@ class ForkServer:
         files: Mapping[str, bytes],
         env: Mapping[str, str] | None = None,
         stdin: Path | bytes | None = None,
-        preload: Mapping[str, Path] | None = None,
         on_slow: Callable[[], None] | None = None,
     ) -> RunResult:
         """Run `python ARGS` in a child of the server, with `files` (relative path ->
@@ -160,7 +159,6 @@ class ForkServer:
                 files=files,
                 env=env,
                 stdin=stdin,
-                preload=preload,
                 on_slow=on_slow,
             )
         except (ServerFailed, OSError, ValueError) as exc:
@@ -177,7 +175,6 @@ class ForkServer:
         files: Mapping[str, bytes],
         env: Mapping[str, str] | None,
         stdin: Path | bytes | None,
-        preload: Mapping[str, Path] | None,
         on_slow: Callable[[], None] | None,
     ) -> RunResult:
         control = self._control
@@ -192,7 +189,6 @@ class ForkServer:
             "limits": rlimits(limits, self.isolation),
             "timeout": timeout,
             "scratch_bytes": SCRATCH_BYTES,
-            "preload": {name: str(path) for name, path in (preload or {}).items()},
             "stdin": stdin is not None,
         }
         with RunFiles(io_dir, stdin) as run_files, _code_blob(files) as blob:
@@ -293,7 +289,6 @@ class ForkServers:
         files: Mapping[str, bytes],
         env: Mapping[str, str] | None = None,
         stdin: Path | bytes | None = None,
-        preload: Mapping[str, Path] | None = None,
         on_slow: Callable[[], None] | None = None,
     ) -> RunResult:
         """Run on this thread's server, with `files` as the code folder `code_dir`; on
@@ -310,7 +305,6 @@ class ForkServers:
                     files=files,
                     env=env,
                     stdin=stdin,
-                    preload=preload,
                     on_slow=on_slow,
                 )
             except ServerFailed as exc:
@@ -332,7 +326,6 @@ class ForkServers:
             self.isolation,
             env=env,
             stdin=stdin,
-            preload=preload,
             on_slow=on_slow,
         )
 

@@ -54,22 +54,6 @@ def prepare_interpreter(spec: dict[str, Any]) -> None:
     site.sethelper()
 
 
-def preload(modules: dict[str, str]) -> None:
-    """Import modules by file path under the given names (a plugin the child pytest is
-    told to load with `-p NAME`, without the package it lives in on sys.path)."""
-    if not modules:
-        return
-    import importlib.util  # noqa: PLC0415 - a few ms of a run's start that most never need
-
-    for name, path in modules.items():
-        found = importlib.util.spec_from_file_location(name, path)
-        if found is None or found.loader is None:
-            raise ImportError(f"cannot load {name} from {path}")
-        module = importlib.util.module_from_spec(found)
-        sys.modules[name] = module
-        found.loader.exec_module(module)
-
-
 def load_sibling(name: str, filename: str) -> ModuleType:
     """A module of this folder, by path and under `name` (this interpreter has no site,
     so the package is not importable); from its cached bytecode when there is one."""
@@ -144,7 +128,6 @@ def launch(spec: dict[str, Any], argv: Sequence[str]) -> None:
         _die_with_parent(int(spec["parent"]))
     _deny_kernel_state()
     prepare_interpreter(spec)
-    preload(spec.get("preload") or {})
     run_target(argv)
 
 

@@ -148,7 +148,6 @@ class _Task:
         self.limits: list[list[int]] = [[int(a), int(b)] for a, b in request["limits"]]
         self.timeout = float(request["timeout"])
         self.scratch_bytes = int(request["scratch_bytes"])
-        self.preload: dict[str, str] = dict(request.get("preload") or {})
         has_stdin = bool(request["stdin"])
         if len(fds) != 4 + has_stdin:
             raise ValueError(f"expected {4 + has_stdin} descriptors, got {len(fds)}")
@@ -463,7 +462,6 @@ def serve(spec: dict[str, Any]) -> Callable[[], NoReturn] | None:
 
     def start() -> NoReturn:
         def run() -> None:
-            inside.preload(task.preload)
             argv = [a.replace("{channel}", str(inside.CHANNEL_FD)) for a in task.argv]
             inside.run_target(argv, script)
 

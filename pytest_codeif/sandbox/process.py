@@ -146,7 +146,6 @@ def run_python(
     *,
     env: Mapping[str, str] | None = None,
     stdin: Path | bytes | None = None,
-    preload: Mapping[str, Path] | None = None,
     on_slow: Callable[[], None] | None = None,
 ) -> RunResult:
     """Run `python ARGS` sandboxed; `{channel}` in ARGS becomes the result fd number.
@@ -154,8 +153,7 @@ def run_python(
     `code_dir` is readable inside; `io_dir` (host only) is the working directory of the
     `process` backend, and holds the run's outputs where memory files do not exist (see
     `streams.py`); `stdin` is a file or the bytes fed to the process (else end-of-file);
-    `preload` names modules imported by file path before ARGS run; `on_slow` is called
-    once the run has lasted `wait.PATIENCE` seconds.
+    `on_slow` is called once the run has lasted `wait.PATIENCE` seconds.
     """
     scratch = io_dir / "scratch"
     if isolation.name == "process":
@@ -173,7 +171,7 @@ def run_python(
             "parent": os.getpid() if isolation.name == "process" else None,
         }
         inner = [a.replace("{channel}", str(channel)) for a in args]
-        argv = launch_argv(spec, inner, preload)
+        argv = launch_argv(spec, inner)
         uid = taken.uid if taken is not None else None
         cmd, cwd, wrapped_env = isolation.wrap(argv, code_dir, scratch, run_env, uid)
         # No preexec_fn: subprocess can then use vfork, whose cost does not grow with the

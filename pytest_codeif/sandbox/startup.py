@@ -44,12 +44,9 @@ def interpreter_spec(env: Mapping[str, str]) -> dict[str, Any]:
     return dict(site_paths(tuple(sorted(env.items()))))
 
 
-def launch_argv(
-    spec: Mapping[str, Any], args: Sequence[str], preload: Mapping[str, Path] | None = None
-) -> list[str]:
+def launch_argv(spec: Mapping[str, Any], args: Sequence[str]) -> list[str]:
     """The command line running `python ARGS` through `inside.py launch`."""
-    full = {**spec, "preload": {name: str(path) for name, path in (preload or {}).items()}}
-    return [sys.executable, *FLAGS, str(INSIDE), "launch", json.dumps(full), "--", *args]
+    return [sys.executable, *FLAGS, str(INSIDE), "launch", json.dumps(dict(spec)), "--", *args]
 
 
 def serve_argv(spec: Mapping[str, Any]) -> list[str]:
