@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from pytest_codeif.report.findings import error_text, finding_text, repo_path, rule_id
 from pytest_codeif.report.records import Record
+from pytest_codeif.report.safe_text import safe_text
 
 #: Annotations printed per level (error, warning).
 LIMIT: Final = 50
@@ -50,15 +51,18 @@ def command(
     column: int | None = None,
     title: str | None = None,
 ) -> str:
-    """One workflow command line, every property and the message escaped."""
+    """One workflow command line, every property and the message escaped; each first
+    made data by `safe_text` (the message quotes code under evaluation)."""
     properties: list[tuple[str, Any]] = [
         ("file", file),
         ("line", line),
         ("col", column),
         ("title", title),
     ]
-    shown = ",".join(f"{k}={escape_property(str(v))}" for k, v in properties if v is not None)
-    return f"::{level}{' ' + shown if shown else ''}::{escape_data(message)}"
+    shown = ",".join(
+        f"{k}={escape_property(safe_text(str(v)))}" for k, v in properties if v is not None
+    )
+    return f"::{level}{' ' + shown if shown else ''}::{escape_data(safe_text(message))}"
 
 
 def _where(path: str, rootdir: Path, root: Path) -> str:

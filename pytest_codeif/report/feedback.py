@@ -12,8 +12,10 @@ satisfied appear; skipped constraints and findings a baseline accepts are not fi
 The controller writes it at the end of a run (`--codeif-feedback`, the same with or
 without pytest-xdist: records are ordered, never taken in order of arrival), and `codeif
 feedback REPORT.json` writes it from a saved JSON report, through these functions.
-Messages come from code under evaluation: the Markdown escapes them, so a finding
-cannot inject markup, links or @-mentions into a pull-request comment.
+Messages come from code under evaluation: the Markdown shows every text through
+`safe_text` (no control character, no workflow command) and escapes it, so a finding
+cannot inject markup, links or @-mentions into a pull-request comment. The JSONL is data:
+its texts are exact (as capped in the records).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_codeif.report.records import FUNCTIONAL_ADVICE, FUNCTIONAL_SCOPE, Record
+from pytest_codeif.report.safe_text import safe_text
 
 #: The `version` of every JSONL object; raised when a key changes meaning or goes.
 FEEDBACK_VERSION: Final = 1
@@ -393,8 +396,25 @@ def _counts_text(counts: Mapping[str, Any]) -> str:
 
 
 def to_jsonl(found: Iterable[Mapping[str, Any]]) -> str:
-    """One JSON object per line (keys in the documented order, non-ASCII kept)."""
-    return "".join(json.dumps(entry, ensure_ascii=False, default=str) + "\n" for entry in found)
+    """One JSON object per line (keys in the documented order, non-ASCII kept, but for
+    characters Python would not print: see `_json_escape`)."""
+    return "".join(
+        _UNPRINTED.sub(_json_escape, json.dumps(entry, ensure_ascii=False, default=str)) + "\n"
+        for entry in found
+    )
+
+
+# Characters `json.dumps(ensure_ascii=False)` leaves raw that are not printable: C1
+# controls, bidi overrides, and U+0085 / U+2028 / U+2029, which `str.splitlines` and
+# some JSON readers take for line ends. JSON strings are the only place they can be.
+_UNPRINTED = re.compile(r"[^\x00-\x7e]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    """A character that is not printable as its JSON escape (a surrogate pair past
+    U+FFFF): the value read back is exact, and the line is safe to print."""
+    char = match.group()
+    return char if char.isprintable() else json.dumps(char)[1:-1]
 
 
 # -- Markdown (for a person) ------------------------------------------------------------
@@ -404,14 +424,23 @@ _SPECIAL = re.compile(r"([\\*_\[\]<>#|!~`])")
 
 
 def _escape(text: str) -> str:
-    """Plain text for Markdown: punctuation that is markup backslash-escaped, `&` an
-    entity, and an @ kept from mentioning anyone."""
+    """Plain text for Markdown (made data by `safe_text`): punctuation that is markup
+    backslash-escaped, `&` an entity, and an @ kept from mentioning anyone."""
+    return _markup(safe_text(text))
+
+
+def _markup(text: str) -> str:
     text = text.replace("&", "&amp;")
     return _SPECIAL.sub(r"\\\1", text).replace("@", "@\u200b")
 
 
 def code_span(text: str) -> str:
-    """`text` as one inline code span, whatever backticks it holds."""
+    """`text` (made data by `safe_text`) as one inline code span, whatever backticks it
+    holds."""
+    return _span(safe_text(text))
+
+
+def _span(text: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * (longest + 1)
     pad = " " if text.startswith("`") or text.endswith("`") or not text.strip() else ""
@@ -419,18 +448,19 @@ def code_span(text: str) -> str:
 
 
 def inline(text: str, limit: int = MAX_MD_TEXT) -> str:
-    """Text from a finding as one line of Markdown: code spans it writes (`name`) kept
-    as code, everything else escaped; whitespace collapsed, cut at `limit`."""
-    flat = " ".join(text.split())
+    """Text from a finding as one line of Markdown, made data by `safe_text`: code spans
+    it writes (`name`) kept as code, everything else escaped; whitespace collapsed, cut
+    at `limit`."""
+    flat = " ".join(safe_text(text).split())
     if len(flat) > limit:
         flat = flat[: limit - 3] + "..."
     out: list[str] = []
     last = 0
     for match in _SPAN.finditer(flat):
-        out.append(_escape(flat[last : match.start()]))
-        out.append(code_span(match.group(2)))
+        out.append(_markup(flat[last : match.start()]))
+        out.append(_span(match.group(2)))
         last = match.end()
-    out.append(_escape(flat[last:]))
+    out.append(_markup(flat[last:]))
     return "".join(out)
 
 

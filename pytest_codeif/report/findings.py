@@ -1,6 +1,7 @@
 """What the CI outputs (SARIF, GitHub annotations) say about a record, said once: its
 rule id, the text of a finding, the text of an undecidable verdict, and where a path is
-in the repository.
+in the repository. The texts quote code under evaluation: they are made data by
+`safe_text`.
 
 Evidence paths are relative to pytest's rootdir; code scanning and annotations want
 them relative to the repository's root, which is the rootdir or a folder above it (a
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_codeif.report.records import FUNCTIONAL_SCOPE, Record
+from pytest_codeif.report.safe_text import safe_text
 
 
 def rule_id(record: Record) -> str:
@@ -27,13 +29,13 @@ def rule_id(record: Record) -> str:
 def finding_text(record: Record, evidence: dict[str, Any]) -> str:
     """A finding's message with its rule (when it says more than the check's name), then
     what to do: the constraint's `message`, or else the check's own advice."""
-    text = str(evidence["message"])
+    text = safe_text(str(evidence["message"]))
     rule = str(evidence.get("rule") or "")
     if rule and rule != record.get("check"):
-        text = f"[{rule}] {text}"
+        text = f"[{safe_text(rule)}] {text}"
     todo = record.get("message") or record.get("advice")
     if todo:
-        text += f"\nWhat to do: {todo}"
+        text += f"\nWhat to do: {safe_text(str(todo))}"
     return text
 
 
@@ -49,6 +51,10 @@ def item_label(record: Record) -> str:
 
 def error_text(record: Record) -> str:
     """Why an item has no verdict: undecidable, an invalid task file, or lost."""
+    return safe_text(_error_text(record))
+
+
+def _error_text(record: Record) -> str:
     kind = record.get("error_kind") or "unknown"
     if record["kind"] == "constraint":
         what = f"constraint {record['constraint']!r} (check {record['check']})"

@@ -25,6 +25,7 @@ from pytest_codeif.report.html_code import CodeSources, excerpts
 from pytest_codeif.report.json_report import records_of
 from pytest_codeif.report.records import Record
 from pytest_codeif.report.rounds import transitions
+from pytest_codeif.report.safe_text import safe_text
 from pytest_codeif.report.summary import Summary, Tally, summarize
 
 #: `--group-by file`: the task file, unless the tasks' metadata has a `file` key.
@@ -41,8 +42,10 @@ MAX_HEADER_CHARS: Final = 28
 
 
 def _e(value: object) -> str:
-    """Text (or an attribute value) made inert: `<`, `>`, `&` and both quotes escaped."""
-    return escape(str(value), quote=True)
+    """Text (or an attribute value) made inert: made data by `safe_text` (no control or
+    bidi character reorders what a reader sees), then `<`, `>`, `&` and both quotes
+    escaped."""
+    return escape(safe_text(str(value)), quote=True)
 
 
 def _cut(text: str, limit: int) -> str:

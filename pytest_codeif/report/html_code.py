@@ -13,6 +13,8 @@ from html import escape
 from pathlib import Path
 from typing import Any, Final
 
+from pytest_codeif.report.safe_text import safe_text
+
 #: Lines shown around an offending line, and bounds that keep an excerpt readable.
 CONTEXT: Final = 2
 MAX_EXCERPT_LINES: Final = 60
@@ -23,8 +25,9 @@ MAX_READ_BYTES: Final = 2 * 1024 * 1024
 
 
 def _e(text: str) -> str:
-    """Text made inert: `<`, `>`, `&` and quotes escaped."""
-    return escape(text, quote=True)
+    """Text made inert: made data by `safe_text` (a bidi override in the code is shown,
+    not obeyed), then `<`, `>`, `&` and quotes escaped."""
+    return escape(safe_text(text), quote=True)
 
 
 class CodeSources:

@@ -1,6 +1,8 @@
 """Outcome records: one plain dict per item, the only thing that travels on reports.
 
 Plain built-in types only, so pytest-xdist can carry them from workers to the controller.
+Messages are kept exact (the JSON report is data) but capped (`safe_text.capped`): code
+under evaluation writes many of them, and some would be megabytes.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from pytest_codeif.checks.base import advice_of
 from pytest_codeif.errors import TaskFileError, format_key_path
 from pytest_codeif.outcome import Evidence, FunctionalOutcome, Verdict
 from pytest_codeif.report.fingerprints import evidence_fingerprints
+from pytest_codeif.report.safe_text import capped
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
 
 Record = dict[str, Any]
@@ -50,7 +53,7 @@ def _evidence(
             "line": e.line,
             "column": e.column,
             "rule": e.rule,
-            "message": e.message,
+            "message": capped(e.message),
             "code_path": e.code_path,
             "code_line": e.code_line,
             "code_column": e.code_column,
@@ -78,9 +81,9 @@ def _base(
         "instruction": _instruction(task),
         "status": verdict.status,
         "error_kind": verdict.error_kind,
-        "error": verdict.error,
+        "error": None if verdict.error is None else capped(verdict.error),
         "evidence": _evidence(verdict.evidence, (file, task.id, *scope), root),
-        "notes": list(verdict.notes),
+        "notes": [capped(n) for n in verdict.notes],
         "cached": verdict.cached,
     }
 
@@ -119,7 +122,7 @@ def functional_record(
 ) -> Record:
     """The record of a task's functional-tests item; `line` is the task's line."""
     cases = [
-        {"label": c.label, "status": c.status, "message": c.message, "line": c.line}
+        {"label": c.label, "status": c.status, "message": capped(c.message), "line": c.line}
         for c in outcome.cases
     ]
     return {

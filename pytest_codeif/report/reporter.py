@@ -27,6 +27,7 @@ from pytest_codeif.report.json_report import build_report, write_atomically
 from pytest_codeif.report.records import Record, lost_record, records_of, tolerable
 from pytest_codeif.report.rounds import render as render_rounds
 from pytest_codeif.report.rounds import transitions
+from pytest_codeif.report.safe_text import MAX_FAILURE, safe_text
 from pytest_codeif.report.sarif import build_sarif
 from pytest_codeif.report.summary import summarize
 from pytest_codeif.report.terminal import render
@@ -78,8 +79,13 @@ class CodeifReporter:
         #: the 80-column summary section.
         self.notices: list[str] = []
 
+    @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Gathers the report's records; first of every plugin, so that pytest's terminal
+        and junitxml show its failure text only as `_make_safe` leaves it."""
         records = records_of(report)
+        if records or self._is_codeif(report.nodeid):
+            _make_safe(report)
         if records:
             self.records += records
             if report.failed and not hasattr(report, "wasxfail") and tolerable(records):
@@ -113,8 +119,10 @@ class CodeifReporter:
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         # Report notices and annotations (long lines) come before the 80-column section.
+        # Every line but an annotation (a workflow command on purpose, its text escaped
+        # by `annotations.command`) goes through `safe_text`: group names are metadata.
         for line in self.notices:
-            terminalreporter.write_line(line)
+            terminalreporter.write_line(safe_text(line))
         if self.annotate:
             rootdir = self.config.rootpath
             lines = annotation_lines(self.records, rootdir=rootdir, root=source_root(rootdir))
@@ -123,14 +131,13 @@ class CodeifReporter:
         if self.records:
             terminalreporter.write_sep("=", "codeif: constraint satisfaction")
             summary = summarize(self.records)
-            for line in render(summary, decay(self.records)) + summary.gate_lines():
-                terminalreporter.write_line(line)
+            shown = render(summary, decay(self.records)) + summary.gate_lines()
             key = self._group_by()
             if key:
-                for line in render_groups(key, by_group(self.records, key)):
-                    terminalreporter.write_line(line)
-                for line in render_rounds(key, transitions(self.records, key)):
-                    terminalreporter.write_line(line)
+                shown += render_groups(key, by_group(self.records, key))
+                shown += render_rounds(key, transitions(self.records, key))
+            for line in shown:
+                terminalreporter.write_line(safe_text(line))
         if self.gate.active and not self.config.option.collectonly:
             if self.gate_outcome is None:
                 terminalreporter.write_line("codeif gate not judged: the run stopped early")
@@ -229,6 +236,17 @@ class CodeifReporter:
     def _write(self, target: Path, data: dict[str, Any], what: str) -> None:
         write_atomically(target, data)
         self.notices.append(f"codeif: {what} report written to {target}")
+
+
+def _make_safe(report: pytest.TestReport) -> None:
+    """A codeif item's failure text (and any captured output) as `safe_text` shows it:
+    it quotes exception messages and values of the code under evaluation. A skip's
+    reason (a tuple) is the plugin's own and stays as it is."""
+    longrepr = report.longrepr
+    if longrepr is not None and not isinstance(longrepr, tuple):
+        # A `CodeifOutcome` is plain text; anything else (a bug's traceback) as printed.
+        report.longrepr = safe_text(str(longrepr), MAX_FAILURE)
+    report.sections = [(title, safe_text(body, MAX_FAILURE)) for title, body in report.sections]
 
 
 def _text(report: pytest.TestReport) -> str:
