@@ -368,11 +368,13 @@ def pytest_runtest_makereport(
     if not _enabled(item.config):
         return report
     from pytest_codeif.collect import CodeifItem, CodeifOutcome
+    from pytest_codeif.report.safe_text import MAX_FAILURE, safe_text
 
     if isinstance(item, CodeifItem):
         if call.excinfo is not None and isinstance(call.excinfo.value, CodeifOutcome):
-            # Plain text, so pytest's short summary shows our first line, not a class name.
-            report.longrepr = call.excinfo.value.text
+            # Plain text, so pytest's short summary shows our first line, not a class name;
+            # made safe and bounded here, so an xdist worker sends no more than is shown.
+            report.longrepr = safe_text(call.excinfo.value.text, MAX_FAILURE)
         decisive = call.when == "call" or (call.when == "setup" and report.failed)
         records = item.outcome_records()
         if decisive and records:

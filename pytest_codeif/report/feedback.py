@@ -65,6 +65,8 @@ ERROR_ADVICE: Final = {
     "checker-failure": "The checker failed, not the code: report the error to whoever "
     "maintains the check or the task.",
     "invalid-task": "Fix the task file at the line the error names.",
+    "protocol": "Leave the harness's pipes and descriptors alone: only what the code "
+    "returns, raises or prints is read, and a run that writes there is not judged.",
 }
 
 #: Reads a file's lines for excerpts: a path as the records show it, its lines or None.
