@@ -42,7 +42,11 @@ class ComplexityCheck(Check):
     process to hide work in: a measured call that forks is an error), and accepts a
     memory peak only when it covers the kernel's count of the process's resident growth
     during the call (up to 4x plus 256 KiB of allocator slack; a patched counter is a
-    `protocol` error).
+    `protocol` error). What is not caught: results the measured calls return are not
+    checked (code that answers fast, and wrongly, when its inputs are large reads fast),
+    work the code does while its inputs are copied (hooking `pickle` or `gc`) is not
+    timed, memory the code made resident before the call and reuses is not seen growing,
+    and a memoised function reads as its cache, since batches repeat the same inputs.
 
     Without `input`, the inputs are grown from the task's call cases (as BigO(Bench)
     does): the largest case of `function` that returned is the template, and each of its

@@ -41,6 +41,8 @@ def _machinery() -> dict[str, Any]:
         # object at each access, never `is` the one before.
         "TestReport.from_item_and_call": reports.TestReport.__dict__["from_item_and_call"],
         "TestReport.outcome": reports.TestReport.__dict__.get("outcome"),
+        "TestReport.__init__": reports.TestReport.__dict__["__init__"],
+        "CallInfo.from_call": runner.CallInfo.__dict__["from_call"],
         "json.dumps": json.dumps,
         "hmac.new": hmac.new,
     }

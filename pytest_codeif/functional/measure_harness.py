@@ -132,9 +132,19 @@ class Worker:
 
 
 def work(request: dict[str, Any], source: Any, no_processes: Any, link: Any) -> None:
-    """The worker: no processes of its own from here on, then import the code and answer
-    each request (an exception ends the worker with an `error` reply)."""
+    """The worker: no processes of its own from here on; requests that make no call
+    answered before the code is imported (the supervisor's calibration), then the code
+    imported when asked, and each request answered (an exception ends the worker with an
+    `error` reply)."""
     no_processes.install()
+    empty = Worker(None, Inputs(source, {}))  # answers calls of none
+    while True:
+        asked = link.receive()
+        if asked == "import":
+            break
+        if not isinstance(asked, dict) or asked.get("call") != 0:
+            return
+        link.send(empty.answer(asked))
     sys.path.insert(0, request["root"])
     try:
         module = importlib.import_module(request["module"])
@@ -221,7 +231,8 @@ class Measurer:
         return max(0.0, spent - self.overhead)
 
     def calibrate(self) -> None:
-        """What a request that makes no call costs the worker (the pipe, the JSON)."""
+        """What a request that makes no call costs the worker (the pipe, the JSON),
+        measured before the code is imported: the code cannot make it look dearer."""
         self.overhead = min(self.calls(0) for _ in range(5))
 
     def space(self) -> int:
@@ -278,6 +289,12 @@ def _time(measurer: Measurer, n: int) -> float:
 
 def supervise(request: dict[str, Any], supervisor: Any, protocol_error: type[Exception]) -> None:
     """Measure each size in rounds, writing one figure per size and round."""
+    measurer = Measurer(supervisor, protocol_error)
+    try:
+        measurer.calibrate()
+    except _WorkerEnded:
+        return
+    supervisor.ask("import")
     reply = supervisor.reply()
     if reply is None:
         return
@@ -286,9 +303,7 @@ def supervise(request: dict[str, Any], supervisor: Any, protocol_error: type[Exc
         return
     if reply != {"imported": True}:
         raise protocol_error("the code wrote to the harness's pipe while it was imported")
-    measurer = Measurer(supervisor, protocol_error)
     try:
-        measurer.calibrate()
         _rounds(request, measurer, supervisor)
     except _WorkerEnded:
         return

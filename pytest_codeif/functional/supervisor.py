@@ -91,6 +91,7 @@ class Supervisor:
         os.close(worker_writes)
         self.worker, self._requests, self._replies = pid, supervisor_writes, supervisor_reads
         _not_dumpable()
+        _deaf()
         self.ask("go")
 
     def ask(self, request: Any) -> None:
@@ -248,6 +249,15 @@ def _not_dumpable() -> None:
     pr_set_dumpable = 4
     if ctypes.CDLL(None, use_errno=True).prctl(pr_set_dumpable, 0, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE)")
+
+
+def _deaf() -> None:
+    """Ignore every signal that can be ignored: the worker (same uid) may send them, and
+    only SIGKILL and SIGSTOP, which end or stall the run, are left to it."""
+    for number in signal.valid_signals():
+        if number not in (signal.SIGKILL, signal.SIGSTOP, signal.SIGCHLD):
+            with contextlib.suppress(OSError, ValueError):
+                signal.signal(number, signal.SIG_IGN)
 
 
 def _kill(pid: int) -> None:
