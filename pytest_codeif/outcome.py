@@ -33,10 +33,15 @@ CaseStatus = Literal["passed", "failed", "error"]
 class Undecidable(Exception):
     """The check cannot reach a verdict (no code, syntax error, tool crash...)."""
 
-    def __init__(self, kind: ErrorKind, message: str) -> None:
+    def __init__(
+        self, kind: ErrorKind, message: str, *, key_path: tuple[str | int, ...] = ()
+    ) -> None:
         super().__init__(message)
         self.kind: ErrorKind = kind
         self.message = message
+        #: For an `invalid-task` error about one option: its key path inside the
+        #: constraint (`("containers", 0)`), so the engine can name its task-file line.
+        self.key_path = key_path
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,9 @@ class Finding:
     column: int | None = None
     #: `line` is a line of the task file itself (e.g. a test case's), not of the code.
     in_task_file: bool = False
+    #: For a finding about a chain of imports: (path, line) of every import on it, in
+    #: order; the gate counts the finding when any of them changed.
+    links: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -75,10 +83,21 @@ class Evidence:
     code_path: str | None = None
     code_line: int | None = None
     code_column: int | None = None
+    #: Every link of a chain of imports, located as `path` and `line` are (see
+    #: `Finding.links`).
+    links: tuple[tuple[str, int | None], ...] = ()
+
+    def __post_init__(self) -> None:
+        # Read back from JSON (the verdict cache), the links are lists.
+        object.__setattr__(self, "links", tuple((str(p), line) for p, line in self.links))
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: [{self.rule}] {self.message}"
+        text = f"{where}: [{self.rule}] {self.message}"
+        if len(self.links) > 1:
+            shown = ", ".join(f"{p}:{line}" if line else p for p, line in self.links)
+            text += f" [links: {shown}]"
+        return text
 
 
 @dataclass(frozen=True)

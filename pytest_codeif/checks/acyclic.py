@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping
+from itertools import pairwise
 from typing import Any, ClassVar, Final
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
@@ -15,6 +16,7 @@ from pytest_codeif.checks.layers import (
     check_expressions,
     contract_graph,
     resolve_modules,
+    unresolved_findings,
 )
 from pytest_codeif.code.import_graph import ImportGraph, expression_pattern
 
@@ -36,8 +38,13 @@ class AcyclicCheck(Check):
     inside each child down to `depth` levels, and each finding is one dependency whose
     removal (with the others reported for that package) leaves the children acyclic,
     chosen by the same ordering heuristic as grimp's; it names the dependency's imports
-    with their lines and a cycle it closes. Imports inside functions and under
-    `if TYPE_CHECKING:` count (unless excluded).
+    with their lines and a cycle it closes. Under `--codeif-changed-since` a finding
+    counts when any import of its cycle (those of the dependency and of the way back)
+    is in the changed code, wherever the finding is placed. Imports inside functions
+    and under `if TYPE_CHECKING:` count (unless excluded). An `ancestors` or
+    `skip-descendants` name matching no module of the code is a task error (an error
+    outcome naming the option's line, with the closest real module); an import naming
+    the code's own packages that reaches no module of it is a finding.
 
     Options: `ancestors` (packages whose children are checked, module names or `*`
     expressions; default: every top-level package of the project), `depth` (levels
@@ -110,21 +117,23 @@ class AcyclicCheck(Check):
             expression_pattern(str(expression))
         check_expressions(options)
 
+    def judges_import_graph(self) -> bool:
+        return True
+
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
-        return self.decide(contract_graph(ctx, self.options))
+        graph = contract_graph(ctx, self.options)
+        return self.decide(graph) + unresolved_findings(ctx, graph, self.name)
 
     def decide(self, graph: ImportGraph) -> list[Finding]:
-        """The findings on `graph` (already prepared: see `contract_graph`)."""
+        """The findings on `graph` (already prepared: see `contract_graph`); a name that
+        matches no module raises the task error."""
         findings: list[Finding] = []
         if "ancestors" in self.options:
-            ancestors, missing = resolve_modules(
-                graph, self.options["ancestors"], "package", self.name
-            )
-            findings += missing
+            ancestors = resolve_modules(graph, self.options["ancestors"], "ancestors", "package")
         else:
             ancestors = frozenset(m for m in graph.modules if "." not in m)
-        skipped, _ = resolve_modules(
-            graph, self.options.get("skip-descendants", []), "package", self.name
+        skipped = resolve_modules(
+            graph, self.options.get("skip-descendants", []), "skip-descendants", "package"
         )
         depth = int(self.options.get("depth", DEFAULT_DEPTH))
         for ancestor in sorted(ancestors):
@@ -174,7 +183,10 @@ class AcyclicCheck(Check):
             f"{upstream} ({len(links)} {plural}: {', '.join(shown)}) {closes}"
         )
         first = graph.imports_between(*links[0])[0]
-        return Finding(message, self.name, first.relpath, first.line)
+        cycle = list(links)
+        for step in pairwise(back):
+            cycle += between.get(step, [])
+        return Finding(message, self.name, first.relpath, first.line, links=graph.links(cycle))
 
 
 def _path(between: Mapping[tuple[str, str], object], start: str, end: str) -> list[str]:

@@ -221,6 +221,13 @@ class Check:
         what its options ask for (the forbidden module, the layer order)."""
         return self.advice
 
+    def judges_import_graph(self) -> bool:
+        """True when the verdict rests on chains of imports across the whole project
+        (the architecture contracts): the gate then judges it when any file of the code
+        changed, not only one in its scope, and the engine refuses `modules` /
+        `exclude-modules` names that name no module of the code (a typo)."""
+        return False
+
     def tool_configs(self) -> Iterable[ToolConfig]:
         """The tool runs this check will ask for, so the engine can batch them ahead."""
         return ()

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Set
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, ClassVar
 
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
-from pytest_codeif.checks.layers import contract_graph
+from pytest_codeif.checks.layers import contract_graph, unknown_module, unresolved_findings
 from pytest_codeif.checks.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.import_graph import ImportGraph
@@ -83,7 +84,12 @@ class ImportsCheck(Check):
     reads them: import statements anywhere (inside functions and under
     `if TYPE_CHECKING:` too), not `__import__("x")`. The importers are the modules in
     the constraint's scope (by default every module of the project), bar the forbidden
-    ones themselves; the chains may pass through any module.
+    ones themselves; the chains may pass through any module, and under
+    `--codeif-changed-since` a chain counts when any of its links is in the changed
+    code. A forbidden name inside the code's own packages (its top-level package is
+    one of the code's) that matches no module is a task error, with the closest real
+    module (`forbid: [requests]` when nothing imports requests is no error); an
+    import naming the code's own packages that reaches no module of it is a finding.
 
     Options: `require` and `forbid`, lists of module names; `require-any`, modules of
     which at least one is imported ("read the CSV file": `csv` or `pandas`); at least
@@ -213,12 +219,16 @@ class ImportsCheck(Check):
             parts.append(f"Remove every import of {forbidden}{reach}; do that work another way.")
         return " ".join(parts) or self.advice
 
+    def judges_import_graph(self) -> bool:
+        return bool(self.options.get("indirect", False)) and "forbid" in self.options
+
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         indirect = bool(self.options.get("indirect", False))
         if indirect and "forbid" in self.options:
             graph = contract_graph(ctx, {})
             importers = {m for m, relpath in graph.files.items() if ctx.in_scope(relpath)}
             yield from self.decide_indirect(graph, importers)
+            yield from unresolved_findings(ctx, graph, _RULE)
         if "require" not in self.options and "require-any" not in self.options and indirect:
             return  # the graph decided everything: no need to parse with libcst
         sites = [site for module in ctx.modules() for site in import_sites(module)]
@@ -252,9 +262,12 @@ class ImportsCheck(Check):
         shortest chains first, each import on one chain at most (so a direct import is
         reported as such, not as the tail of longer chains through it)."""
         findings: list[Finding] = []
-        for banned in self.options.get("forbid", []):
-            targets = graph.with_descendants(n for n in graph.nodes if imports_module(n, banned))
+        for index, banned in enumerate(self.options.get("forbid", [])):
+            name = graph.canonical(banned)
+            targets = graph.with_descendants(n for n in graph.nodes if imports_module(n, name))
             if not targets:
+                if graph.looks_internal(name):
+                    raise unknown_module(graph, banned, "forbidden module", ("forbid", index))
                 continue
             for chain in graph.find_chains(set(importers) - targets, targets):
                 first = graph.imports_between(chain[0], chain[1])[0]
@@ -262,5 +275,6 @@ class ImportsCheck(Check):
                     f"`{chain[0]}` reaches `{chain[-1]}`, but `{banned}` is forbidden: "
                     f"{graph.describe(chain)}"
                 )
-                findings.append(Finding(message, _RULE, first.relpath, first.line))
+                links = graph.links(pairwise(chain))
+                findings.append(Finding(message, _RULE, first.relpath, first.line, links=links))
         return findings

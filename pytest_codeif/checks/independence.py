@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable, listed
 from pytest_codeif.checks.layers import (
     ARCHITECTURE,
     COMMON_OPTIONS,
@@ -15,6 +15,7 @@ from pytest_codeif.checks.layers import (
     contract_graph,
     dependency_findings,
     resolve_modules,
+    unresolved_findings,
 )
 from pytest_codeif.code.import_graph import ImportGraph, Level, expression_pattern
 
@@ -27,10 +28,13 @@ class IndependenceCheck(Check):
     shared helper, couples them. The semantics are import-linter's `independence`
     contract: each listed module counts with everything inside it; a chain through
     unlisted modules is illegal, and is the evidence (a finding at its first import,
-    naming every link with its lines); a chain through another listed module is that
+    naming every link with its lines; under `--codeif-changed-since` it counts when
+    any link is in the changed code); a chain through another listed module is that
     module's own dependency. Imports inside functions and under `if TYPE_CHECKING:`
-    count (unless excluded). A listed name that is not a module of the project is a
-    finding; a wildcard may match nothing.
+    count (unless excluded). A listed name or wildcard that matches no module of the
+    code, or a list that comes to one module, is a task error (an error outcome naming
+    the option's line, with the closest real module), as in import-linter. An import
+    naming the code's own packages that reaches no module of it is a finding.
 
     Options: `independent` (required: module names or `*`/`**` expressions, such as
     `app.plugins.*`), `ignore-imports` (import-linter's `importer -> imported`),
@@ -93,18 +97,19 @@ class IndependenceCheck(Check):
             {"independent": ["app.plugins.*"]},
             message="app.plugins.a -> app.plugins.b (l.2)",
         ),
-        Sample(
-            {"app/orders.py": "X = 1\n"},
-            {"independent": ["app.orders", "app.users"]},
-            message="module `app.users` does not exist",
-        ),
     )
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         for expression in options["independent"]:
             expression_pattern(str(expression))
+        listed = options["independent"]
+        if len(listed) == 1 and "*" not in str(listed[0]):
+            raise ValueError("`independent` lists one module: list those it must not import")
         check_expressions(options)
+
+    def judges_import_graph(self) -> bool:
+        return True
 
     def advise(self) -> str:
         return (
@@ -114,11 +119,20 @@ class IndependenceCheck(Check):
         )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
-        return self.decide(contract_graph(ctx, self.options))
+        graph = contract_graph(ctx, self.options)
+        return self.decide(graph) + unresolved_findings(ctx, graph, self.name)
 
     def decide(self, graph: ImportGraph) -> list[Finding]:
-        """The findings on `graph` (already prepared: see `contract_graph`)."""
-        modules, findings = resolve_modules(graph, self.options["independent"], "module", self.name)
+        """The findings on `graph` (already prepared: see `contract_graph`); a name that
+        matches no module, or one module in all, raises the task error."""
+        modules = resolve_modules(graph, self.options["independent"], "independent", "module")
+        if len(modules) < 2:
+            raise Undecidable(
+                "invalid-task",
+                f"`independent` comes to one module of the code, `{min(modules)}`: "
+                "nothing it could depend on",
+                key_path=("independent",),
+            )
         dependencies = graph.illegal_dependencies([Level(modules, independent=True)])
         reason = {(a, b): "independent modules" for a in modules for b in modules}
-        return findings + dependency_findings(graph, dependencies, self.name, reason)
+        return dependency_findings(graph, dependencies, self.name, reason)

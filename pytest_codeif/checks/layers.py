@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, ClassVar, Final
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
@@ -85,12 +86,15 @@ def check_expressions(options: Mapping[str, Any]) -> None:
 def contract_graph(ctx: CheckContext, options: Mapping[str, Any]) -> ImportGraph:
     """The unit's import graph as the contract's options want it: without the imports
     under `if TYPE_CHECKING:` when `exclude-type-checking-imports` is set, and without
-    those `ignore-imports` matches (an expression that matches nothing is noted, not
-    an error: the code under evaluation may simply not have that import)."""
+    those `ignore-imports` matches. An expression whose modules exist but that matches
+    no import is noted, not an error (the code may simply no longer have that import);
+    one naming a module of the code's own packages that does not exist is a task error
+    (`check_ignored`)."""
     graph = import_graph_of(ctx)
     if graph.unparsed:
         relpath, error = sorted(graph.unparsed.items())[0]
         raise Undecidable("syntax-error", f"{relpath}: {error}")
+    check_ignored(graph, options)
     graph, unmatched = prepared(graph, options)
     for expression in unmatched:
         ctx.notes.append(f"ignore-imports `{expression}` matched no import")
@@ -105,19 +109,69 @@ def prepared(graph: ImportGraph, options: Mapping[str, Any]) -> tuple[ImportGrap
     return graph.ignoring(options.get("ignore-imports", []))
 
 
+def unknown_module(
+    graph: ImportGraph,
+    name: str,
+    what: str,
+    key_path: tuple[str | int, ...],
+    among: Iterable[str] | None = None,
+) -> Undecidable:
+    """The task error for a module name of the constraint's options (at `key_path`
+    inside the constraint) that matches no module of the code: most likely a typo, and
+    a rule about nothing would pass whatever the code does. Suggests the closest of
+    `among` (by default every module of the code)."""
+    hint = "" if "*" in name else graph.suggestion(graph.canonical(name), among)
+    return Undecidable(
+        "invalid-task",
+        f"{what} `{name}` matches no module of the code{hint}",
+        key_path=key_path,
+    )
+
+
 def resolve_modules(
-    graph: ImportGraph, expressions: Iterable[str], what: str, rule: str
-) -> tuple[frozenset[str], list[Finding]]:
-    """The project modules `expressions` name, and a finding for each plain name that is
-    not one (a wildcard that matches nothing names nothing, without a finding)."""
+    graph: ImportGraph, expressions: Iterable[str], key: str, what: str
+) -> frozenset[str]:
+    """The project modules `expressions` (the option `key`) name; a task error for the
+    first that names none, wildcards included (`unknown_module`), as import-linter
+    refuses a contract naming a module that does not exist."""
     found: set[str] = set()
-    missing: list[Finding] = []
-    for expression in expressions:
+    for index, expression in enumerate(expressions):
         matched = graph.matching(expression) & graph.modules
-        if not matched and "*" not in expression:
-            missing.append(Finding(f"{what} `{expression}` does not exist", rule))
+        if not matched:
+            raise unknown_module(graph, expression, what, (key, index))
         found |= matched
-    return frozenset(found), missing
+    return frozenset(found)
+
+
+def check_ignored(graph: ImportGraph, options: Mapping[str, Any]) -> None:
+    """A task error for an `ignore-imports` expression whose importer matches no module
+    of the code, or whose imported side matches nothing and is named inside the code's
+    own packages (an external package the code does not import is no error)."""
+    for index, expression in enumerate(options.get("ignore-imports", [])):
+        importer, imported = parse_import_expression(str(expression))
+        where = ("ignore-imports", index)
+        if not graph.matching(importer) & graph.modules:
+            raise unknown_module(graph, importer, f"`{expression}`: importer", where)
+        if not graph.matching(imported) and graph.looks_internal(imported):
+            raise unknown_module(graph, imported, f"`{expression}`: imported module", where)
+
+
+def unresolved_findings(ctx: CheckContext, graph: ImportGraph, rule: str) -> list[Finding]:
+    """A finding at each import in scope that names the code's own packages but reaches
+    no module of it (`ImportGraph.unresolved`): the contract cannot follow it, so it
+    is reported rather than passed over."""
+    return [
+        Finding(
+            f"`{item.importer}` imports `{item.name}`, which is no module of the code: "
+            "Python cannot import it from the project root, and the contract cannot "
+            "follow it",
+            rule,
+            item.relpath,
+            item.line,
+        )
+        for item in graph.unresolved
+        if ctx.in_scope(item.relpath)
+    ]
 
 
 def route_finding(
@@ -125,18 +179,21 @@ def route_finding(
 ) -> Finding:
     """One finding for one route of an illegal dependency, at the first import of its
     chain, naming the whole chain with the lines of each link (as lint-imports prints
-    it), then the route's other heads and tails."""
+    it), then the route's other heads and tails. Its `links` are every import of them."""
     chain = route.chain
     text = graph.describe(chain)
+    pairs = list(pairwise(chain))
     extras = [graph.describe((head, chain[1])) for head in route.heads[1:]]
     extras += [graph.describe((chain[-2], tail)) for tail in route.tails[1:]]
+    pairs += [(head, chain[1]) for head in route.heads[1:]]
+    pairs += [(chain[-2], tail) for tail in route.tails[1:]]
     message = (
         f"{dependency.importer} is not allowed to import {dependency.imported} ({why}): {text}"
     )
     if extras:
         message += "; also " + "; ".join(extras)
     first = graph.imports_between(chain[0], chain[1])[0]
-    return Finding(message, rule, first.relpath, first.line)
+    return Finding(message, rule, first.relpath, first.line, links=graph.links(pairs))
 
 
 def dependency_findings(
@@ -168,10 +225,17 @@ class LayersCheck(Check):
     layer's own dependency. Imports inside functions and under `if TYPE_CHECKING:`
     count (unless excluded). Each finding is at the first import of one illegal chain,
     which it names link by link: `app.repositories.user_repo -> app.utils.helpers (l.3)
-    -> app.api.routes (l.7)`. A listed layer that does not exist is a finding; write it
-    in parentheses, `(cli)`, when it is optional. One difference from import-linter: a
-    folder without `__init__.py` inside a package is a namespace package that Python
-    imports, and its modules count here; grimp leaves them out of its graph.
+    -> app.api.routes (l.7)`; under `--codeif-changed-since` it counts when any link is
+    in the changed code. A listed layer or container that does not exist is a task
+    error (an error outcome naming the option's line, with the closest real module),
+    as in import-linter; write a layer in parentheses, `(cli)`, when it is optional.
+    Optional layers that all go missing would pass vacuously: `min-layers: 3` asks
+    that at least 3 of the listed layers exist (in each container), else a finding.
+    An import naming the code's own packages that reaches no module of it (Python
+    raises ImportError) is a finding too: the contract cannot follow it. One
+    difference from import-linter: a folder without `__init__.py` inside a package is
+    a namespace package that Python imports, and its modules count here; grimp leaves
+    them out of its graph.
 
     Options: `layers` (required, top first: a module name; several siblings in one
     layer as a list `[orders, users]` or `orders | users`, which must not import each
@@ -180,7 +244,9 @@ class LayersCheck(Check):
     `app.api`; `*` wildcards allowed), `ignore-imports` (import-linter's
     `importer -> imported`, each side a module or a `*`/`**` wildcard expression),
     `exclude-type-checking-imports` (default false), `exhaustive` (with containers:
-    every child of a container must be a layer) and `exhaustive-ignores`.
+    every child of a container must be a layer), `exhaustive-ignores`, and
+    `min-layers` (at least this many of the layers must exist; a layer of siblings
+    exists when one of them does).
 
     Example:
 
@@ -188,6 +254,11 @@ class LayersCheck(Check):
           containers: [app]
           layers: [api, services, repositories, models]
           ignore-imports: ["app.models.* -> app.services.audit"]
+
+        - check: layers                 # the layers an agent was asked to build
+          containers: [app]
+          layers: ["(api)", "(services)", "(repositories)", "(models)"]
+          min-layers: 3
     """
 
     name = "layers"
@@ -222,6 +293,7 @@ class LayersCheck(Check):
                 "type": "array",
                 "items": {"type": "string", "pattern": _NAME_PATTERN},
             },
+            "min-layers": {"type": "integer", "minimum": 1},
         },
         "additionalProperties": False,
     }
@@ -304,10 +376,22 @@ class LayersCheck(Check):
             },
             {"containers": ["app"], "layers": ["api", "services"]},
         ),
-        Sample(
+        Sample(  # optional layers, too few of which exist
             {"app/api/routes.py": "X = 1\n", "app/models/user.py": ""},
-            {"containers": ["app"], "layers": ["api", "services", "models"]},
-            message="layer `app.services` does not exist",
+            {
+                "containers": ["app"],
+                "layers": ["(api)", "(services)", "(repositories)", "(models)"],
+                "min-layers": 3,
+            },
+            message="2 of the 4 layers exist in app (api, models), and at least 3 must",
+        ),
+        Sample(  # `from src.x import y` with no src/__init__.py: Python's namespace package
+            {
+                "src/api/routes.py": "X = 1\n",
+                "src/services/users.py": "from src.api.routes import X\n",
+            },
+            {"layers": ["api", "services"]},
+            message="services.users -> api.routes (l.1)",
         ),
         Sample(
             {"app/api/routes.py": "X = 1\n", "app/models/user.py": "", "app/cli.py": ""},
@@ -325,6 +409,11 @@ class LayersCheck(Check):
             raise ValueError(f"a module can be in one layer only: {', '.join(twice)}")
         if options.get("exhaustive") and not options.get("containers"):
             raise ValueError("`exhaustive` needs `containers`")
+        if options.get("min-layers", 0) > len(self.layers):
+            raise ValueError(
+                f"`min-layers` is {options['min-layers']}, but only {len(self.layers)} "
+                "layers are listed"
+            )
         for container in options.get("containers", []):
             expression_pattern(str(container))
         check_expressions(options)
@@ -340,38 +429,48 @@ class LayersCheck(Check):
             "layer pass it in."
         )
 
+    def judges_import_graph(self) -> bool:
+        return True
+
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
-        return self.decide(contract_graph(ctx, self.options))
+        graph = contract_graph(ctx, self.options)
+        return self.decide(graph) + unresolved_findings(ctx, graph, self.name)
 
     def decide(self, graph: ImportGraph) -> list[Finding]:
-        """The findings on `graph` (already prepared: see `contract_graph`)."""
+        """The findings on `graph` (already prepared: see `contract_graph`); a layer or
+        container that does not exist raises the task error."""
         findings: list[Finding] = []
         containers: list[str | None] = [None]
         if "containers" in self.options:
-            found, missing = resolve_modules(
-                graph, self.options["containers"], "container", self.name
-            )
-            findings += missing
-            containers = list(sorted(found))
+            found = resolve_modules(graph, self.options["containers"], "containers", "container")
+            containers = [c or None for c in sorted(found)]
         for container in containers:
             findings += self._container(graph, container)
         return findings
+
+    def _key(self, index: int, position: int) -> tuple[str | int, ...]:
+        """The key path of name `position` of layer `index` inside the constraint."""
+        raw = self.options["layers"][index]
+        return ("layers", index, position) if isinstance(raw, list) else ("layers", index)
 
     def _container(self, graph: ImportGraph, container: str | None) -> list[Finding]:
         """The findings for the layers inside `container` (None: absolute layers)."""
         findings: list[Finding] = []
         levels: list[Level] = []
         where: dict[str, int] = {}
+        among = graph.children(container) if container else None
         for index, layer in enumerate(self.layers):
             modules: set[str] = set()
-            for name, optional in layer.names:
-                module = f"{container}.{name}" if container else name
+            for position, (name, optional) in enumerate(layer.names):
+                module = graph.canonical(f"{container}.{name}" if container else name)
                 if module in graph.modules:
                     modules.add(module)
                     where[module] = index
                 elif not optional:
-                    findings.append(Finding(f"layer `{module}` does not exist", self.name))
+                    key = self._key(index, position)
+                    raise unknown_module(graph, module, "layer", key, among)
             levels.append(Level(frozenset(modules), layer.independent))
+        findings += self._too_few(graph, container, levels)
         reason = {
             (importer, imported): "independent siblings"
             if where[importer] == where[imported]
@@ -390,3 +489,20 @@ class LayersCheck(Check):
                     message = f"`{child}` is not a layer, and the layers are exhaustive"
                     findings.append(Finding(message, self.name, graph.files.get(child)))
         return findings
+
+    def _too_few(
+        self, graph: ImportGraph, container: str | None, levels: Sequence[Level]
+    ) -> list[Finding]:
+        """A finding when fewer layers exist than `min-layers` asks (at the container's
+        `__init__.py`, if it has one)."""
+        wanted = int(self.options.get("min-layers", 0))
+        present = [i for i, level in enumerate(levels) if level.modules]
+        if len(present) >= wanted:
+            return []
+        shown = ", ".join(" | ".join(n for n, _ in self.layers[i].names) for i in present)
+        inside = f" in {container}" if container else ""
+        message = (
+            f"{len(present)} of the {len(levels)} layers exist{inside} ({shown or 'none'}), "
+            f"and at least {wanted} must"
+        )
+        return [Finding(message, self.name, graph.files.get(container or ""))]

@@ -69,7 +69,7 @@ from pytest_codeif.code.import_statements import (
     scan_statements,
     statements_of_tree,
 )
-from pytest_codeif.code.module_names import ModuleNames, resolve_relative
+from pytest_codeif.code.module_names import ModuleNames, did_you_mean, resolve_relative
 from pytest_codeif.code.unit import CodeUnit, SourceFile
 
 #: Graphs kept by `import_graph_of`: a task's constraints are decided one after another,
@@ -94,6 +94,21 @@ class Import:
     type_checking: bool = False
     in_function: bool = False
     external: bool = False
+
+
+@dataclass(frozen=True, order=True)
+class Unresolved:
+    """An import that names the project's own code but reaches no module of it: a
+    top-level name that is a folder of the project (not a package Python finds), or a
+    relative import climbing above the top-level package. Python raises ImportError
+    there (or imports something the graph cannot see); `name` is what was written,
+    made absolute where it could be."""
+
+    importer: str
+    name: str
+    relpath: str
+    line: int
+    type_checking: bool = False
 
 
 @dataclass(frozen=True, order=True)
@@ -149,8 +164,12 @@ class ImportGraph:
         files: Mapping[str, str] | None = None,
         unparsed: Mapping[str, str] | None = None,
         unnamed: Mapping[str, str] | None = None,
+        unresolved: Iterable[Unresolved] = (),
+        hidden_roots: tuple[str, ...] = (),
     ) -> None:
         self.modules: frozenset[str] = frozenset(modules)
+        self.unresolved: tuple[Unresolved, ...] = tuple(sorted(unresolved))
+        self.hidden_roots = hidden_roots
         grouped: dict[str, list[Import]] = {}
         found_externals = set(externals)
         for item in imports:
@@ -165,6 +184,28 @@ class ImportGraph:
         self.files: Mapping[str, str] = dict(files or {})
         self.unparsed: Mapping[str, str] = dict(unparsed or {})
         self.unnamed: Mapping[str, str] = dict(unnamed or {})
+
+    def canonical(self, name: str) -> str:
+        """`name` as the graph names it: `src.shop.models` is `shop.models` in a src
+        layout (see `ModuleNames.hidden_roots`); the bare root is ""."""
+        for root in self.hidden_roots:
+            if name == root:
+                return ""
+            if name.startswith(root + "."):
+                return name[len(root) + 1 :]
+        return name
+
+    def looks_internal(self, name: str) -> bool:
+        """True when the top-level name of `name` is one of the project's own (a
+        top-level module or a hidden root): a name that matches nothing is then a typo,
+        not a package the code merely does not import."""
+        top = name.partition(".")[0]
+        return top in self.hidden_roots or top in self.modules
+
+    def suggestion(self, name: str, among: Iterable[str] | None = None) -> str:
+        """`; did you mean `x`?` for a module name that matches nothing: the closest of
+        `among` (by default every module of the project), or ""."""
+        return did_you_mean(name, self.modules if among is None else among)
 
     def __repr__(self) -> str:
         count = sum(len(items) for items in self.edges.values())
@@ -211,6 +252,7 @@ class ImportGraph:
         """The modules and external packages a module expression names: a dotted name
         names itself (when it is in the graph); `*` stands for one name, `**` for one
         or more (`app.*.models`, `app.**`), as in import-linter."""
+        expression = self.canonical(expression)
         if "*" not in expression:
             return frozenset({expression}) & self.nodes
         pattern = expression_pattern(expression)
@@ -270,6 +312,8 @@ class ImportGraph:
             files=self.files,
             unparsed=self.unparsed,
             unnamed=self.unnamed,
+            unresolved=(u for u in self.unresolved if not drop(_as_import(u))),
+            hidden_roots=self.hidden_roots,
         )
 
     def ignoring(self, expressions: Iterable[str]) -> tuple[ImportGraph, tuple[str, ...]]:
@@ -355,6 +399,15 @@ class ImportGraph:
                 return chains
             chains.append(chain)
             skipped.update(pairwise(chain))
+
+    def links(self, pairs: Iterable[tuple[str, str]]) -> tuple[tuple[str, int], ...]:
+        """(file, line) of every import by which each (importer, imported) of `pairs`
+        imports, in order, without repeats: the places a chain or cycle is made of."""
+        found: dict[tuple[str, int], None] = {}
+        for importer, imported in pairs:
+            for item in self.imports_between(importer, imported):
+                found[(item.relpath, item.line)] = None
+        return tuple(found)
 
     def describe(self, chain: Sequence[str]) -> str:
         """`a -> b (l.3) -> c (l.7, l.9)`: each link with the lines of the importer
@@ -541,31 +594,73 @@ def _deepest(name: str, modules: frozenset[str]) -> str | None:
     return None
 
 
+#: How `_resolved` sorts what a statement reaches.
+_INTERNAL: Final = "internal"
+_EXTERNAL: Final = "external"
+_UNRESOLVED: Final = "unresolved"
+
+
+@dataclass(frozen=True)
+class _Project:
+    """What resolving a name needs: the modules, the hidden roots (`src`) and the
+    top-level names of the project's files and folders (a name starting with one of
+    them is the project's own)."""
+
+    modules: frozenset[str]
+    hidden_roots: tuple[str, ...] = ()
+    tops: frozenset[str] = frozenset()
+
+    def unhidden(self, name: str) -> str:
+        for root in self.hidden_roots:
+            if name.startswith(root + "."):
+                return name[len(root) + 1 :]
+        return name
+
+    def internal(self, name: str) -> bool:
+        top = name.partition(".")[0]
+        return top in self.tops or top in self.hidden_roots
+
+
 def _resolved(
     statement: ImportStatement,
     importer: str,
     is_package: bool,
-    modules: frozenset[str],
-) -> Iterator[tuple[str, bool]]:
-    """(imported, external) for each module `statement` in `importer` reaches."""
+    project: _Project,
+) -> Iterator[tuple[str, str]]:
+    """(imported, kind) for each module `statement` in `importer` reaches: a module of
+    the project, an external package, or an unresolved name of the project's own."""
     if not statement.is_from:
         for name in statement.names:
-            inside = _deepest(name, modules)
-            yield (inside, False) if inside is not None else (name.partition(".")[0], True)
+            yield _absolute(name, project, relative=False)
         return
     if statement.level:
         base = resolve_relative(importer, is_package, statement.level, statement.module)
-        if base is None:
-            return  # no package to resolve it from: Python raises ImportError
+        if base is None:  # no package to resolve it from: Python raises ImportError
+            if project.tops:
+                yield "." * statement.level + (statement.module or ""), _UNRESOLVED
+            return
     else:
         base = statement.module or ""
-    inside = _deepest(base, modules)
-    if inside is None:
-        yield base.partition(".")[0], True
+    inside, kind = _absolute(base, project, relative=bool(statement.level))
+    if kind != _INTERNAL:
+        yield inside, kind
         return
+    base = project.unhidden(base)
     for name in statement.names:
         candidate = f"{base}.{name}"
-        yield (candidate if name != "*" and candidate in modules else inside), False
+        yield (candidate if name != "*" and candidate in project.modules else inside), kind
+
+
+def _absolute(name: str, project: _Project, *, relative: bool) -> tuple[str, str]:
+    """(imported, kind) for the absolute `name`: its deepest module of the project, else
+    unresolved when the name is the project's own (or was written relative), else the
+    top-level name of an external package."""
+    inside = _deepest(project.unhidden(name), project.modules)
+    if inside is not None:
+        return inside, _INTERNAL
+    if relative or project.internal(name):
+        return name, _UNRESOLVED
+    return name.partition(".")[0], _EXTERNAL
 
 
 def parse_source(text: str, relpath: str) -> ast.Module | str:
@@ -601,11 +696,19 @@ def graph_of_sources(
         named = {f.relpath: names.modules[f.relpath] for f in files if f.relpath in names.modules}
         modules = frozenset(named.values()) | names.packages
         unnamed = dict(names.unimportable)
+        hidden = names.hidden_roots
+        tops = frozenset(f.relpath.partition("/")[0].removesuffix(".py") for f in files) - set(
+            hidden
+        )
+        project = _Project(modules, hidden, tops | {m.partition(".")[0] for m in modules})
     else:
         named = {f.relpath: f.module for f in files}
         modules = frozenset(named.values())
         unnamed = {}
+        hidden = ()
+        project = _Project(modules)
     imports: list[Import] = []
+    unresolved: list[Unresolved] = []
     unparsed: dict[str, str] = {}
     for source in files:
         importer = named.get(source.relpath)
@@ -622,10 +725,21 @@ def graph_of_sources(
         is_package = source.relpath.endswith("__init__.py")
         seen: set[tuple[str, int]] = set()
         for statement in statements:
-            for imported, external in _resolved(statement, importer, is_package, modules):
+            for imported, kind in _resolved(statement, importer, is_package, project):
                 if imported == importer or (imported, statement.line) in seen:
                     continue
                 seen.add((imported, statement.line))
+                if kind == _UNRESOLVED:
+                    unresolved.append(
+                        Unresolved(
+                            importer,
+                            imported,
+                            source.relpath,
+                            statement.line,
+                            statement.type_checking,
+                        )
+                    )
+                    continue
                 imports.append(
                     Import(
                         importer,
@@ -634,7 +748,7 @@ def graph_of_sources(
                         statement.line,
                         statement.type_checking,
                         statement.in_function,
-                        external,
+                        kind == _EXTERNAL,
                     )
                 )
     return ImportGraph(
@@ -643,7 +757,14 @@ def graph_of_sources(
         files={module: relpath for relpath, module in named.items()},
         unparsed=unparsed,
         unnamed=unnamed,
+        unresolved=unresolved,
+        hidden_roots=hidden,
     )
+
+
+def _as_import(item: Unresolved) -> Import:
+    """`item` as an import (of its name), for the filters `ImportGraph.without` takes."""
+    return Import(item.importer, item.name, item.relpath, item.line, item.type_checking)
 
 
 class _HasUnit(Protocol):

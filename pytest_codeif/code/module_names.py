@@ -20,6 +20,9 @@ Naming rules (`module_names`):
      without `__init__.py` (the src layout: `src/shop/models.py` is `shop.models`, and
      `src` itself names nothing). The root comes first, as the working directory does
      on `sys.path` when code runs from a checkout (`python -m`, pytest's rootdir).
+     From that root Python also imports `src` itself as a namespace package, so code
+     may spell `shop.models` as `src.shop.models`: `hidden_roots` lists `src`, and the
+     import graph reads such a name as the module it reaches.
      A root that holds `__init__.py` with no `root_package` is a `ValueError`: the
      package's name is its folder's name, which relative paths cannot tell.
 
@@ -51,6 +54,7 @@ as does one climbing above the top-level package; Python raises ImportError for 
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -68,12 +72,16 @@ class ModuleNames:
     `modules` maps a relative path to its module name; `packages` holds every name that
     is a package, regular (`__init__.py`) or namespace (`namespace_packages`, which have
     no file); `unimportable` maps each file no import can reach to the reason why.
+    `hidden_roots` are the import roots that name nothing themselves (the src layout's
+    `src`): Python run from the project root still imports `src` as a namespace
+    package, so `src.shop.models` is the file `shop.models` is.
     """
 
     modules: Mapping[str, str]
     packages: frozenset[str]
     namespace_packages: frozenset[str]
     unimportable: Mapping[str, str]
+    hidden_roots: tuple[str, ...] = ()
 
     @cached_property
     def _files(self) -> dict[str, str]:
@@ -130,6 +138,7 @@ def module_names(relpaths: Sequence[str], root_package: str | None = None) -> Mo
         unimportable={
             path: finder.why_not(path, root_package, src_layout=src_layout) for path in unnamed
         },
+        hidden_roots=(_SRC,) if src_layout else (),
     )
 
 
@@ -177,6 +186,13 @@ def import_from_candidates(
     """
     base = resolve_relative(importer_module, importer_is_package, level, module)
     return None if base is None else _candidates(base, names)
+
+
+def did_you_mean(name: str, known: Iterable[str]) -> str:
+    """`; did you mean `x`?` naming the one of `known` closest to `name` (a module
+    name with a typo), or "" when none is close."""
+    close = difflib.get_close_matches(name, sorted(set(known)), n=1, cutoff=0.6)
+    return f"; did you mean `{close[0]}`?" if close else ""
 
 
 def _candidates(base: str, names: Iterable[str]) -> tuple[str, ...]:

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from pytest_codeif.code.cst import ParsedModule
-from pytest_codeif.code.scope import Scope
+from pytest_codeif.code.module_names import did_you_mean
+from pytest_codeif.code.scope import Scope, module_matches
 from pytest_codeif.code.unit import CodeUnit, SourceFile, load_unit, unit_key
 from pytest_codeif.cores import CoreGate, cores_for_this_process
 from pytest_codeif.engine.context import EngineContext, NeedsMoreThanCode
@@ -29,7 +30,7 @@ from pytest_codeif.engine.measurements import MeasurementPending, Measurements, 
 from pytest_codeif.engine.syntax_check import collector_paused, syntax_errors
 from pytest_codeif.engine.tool_batches import ToolBatches
 from pytest_codeif.engine.verdict_cache import UNCACHED, VerdictCache, class_fingerprint
-from pytest_codeif.errors import Location
+from pytest_codeif.errors import Location, TaskFileError, format_key_path
 from pytest_codeif.functional.measure import Request, measure
 from pytest_codeif.functional.run import FunctionalJob, RunSettings, execute
 from pytest_codeif.outcome import (
@@ -43,6 +44,7 @@ from pytest_codeif.outcome import (
 from pytest_codeif.sandbox.isolation import Isolation
 from pytest_codeif.spec import CallCase
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
+from pytest_codeif.taskfile.yamlload import LoadedYaml, load_task_yaml
 
 #: Parsed modules kept at once: a task's items run one after another, so a few units'
 #: trees are all that is ever read again; keeping every tree cost memory and time (the
@@ -70,6 +72,8 @@ class Engine:
         self._syntax: dict[tuple[str, str], Undecidable | None] = {}
         self._keys: dict[tuple[str, int], str] = {}
         self._shown: dict[Path, str] = {}
+        #: Task files read again to name the line of an option an error is about.
+        self._task_yaml: dict[Path, LoadedYaml] = {}
         #: Planned constraints that need only the code, decided by `start`.
         self._local: list[tuple[Task, ConstraintSpec]] = []
         #: Tasks with a check that reads the parse when its item runs (it observes the
@@ -303,6 +307,8 @@ class Engine:
                 error=f"no file of the code is in the constraint's scope ({scope.describe()})",
             )
         try:
+            if constraint.check.judges_import_graph():
+                _check_scope_modules(unit, scope)
             # A file outside the scope may not even parse: it does not spoil the verdict.
             self.check_syntax(unit, files)
             ctx = self._context(
@@ -315,7 +321,7 @@ class Engine:
                     f for f in findings if f.in_task_file or f.path is None or f.path in shown
                 ]
         except Undecidable as exc:
-            return Verdict("error", error_kind=exc.kind, error=exc.message)
+            return Verdict("error", error_kind=exc.kind, error=self._located(task, constraint, exc))
         except RecursionError:
             # Code nested deeper than a recursive walk can go: the code's size, not a bug.
             return Verdict(
@@ -341,8 +347,10 @@ class Engine:
     def locate(self, unit: CodeUnit, finding: Finding) -> Evidence:
         """Map a unit-relative finding to the file and line the user wrote."""
         source = unit.file(finding.path) if finding.path else None
+        links = tuple(self._link(unit, path, line) for path, line in finding.links)
         if source is None:
-            return Evidence(self.display(unit.files[0].origin), None, finding.rule, finding.message)
+            shown = self.display(unit.files[0].origin)
+            return Evidence(shown, None, finding.rule, finding.message, links=links)
         line = source.origin_line(finding.line)
         column = finding.column if source.line_origin is None else None
         return Evidence(
@@ -354,7 +362,31 @@ class Engine:
             source.relpath,
             finding.line,
             finding.column,
+            links,
         )
+
+    def _link(self, unit: CodeUnit, path: str, line: int) -> tuple[str, int | None]:
+        """One link of a chain of imports, located as `locate` locates a finding."""
+        source = unit.file(path)
+        if source is None:
+            return path, line
+        return self.display(source.origin), source.origin_line(line)
+
+    def _located(self, task: Task, constraint: ConstraintSpec, exc: Undecidable) -> str:
+        """The message of `exc`; for one about an option of the constraint, preceded by
+        the option's place in the task file (`rules.yaml:12: tasks[0].constraints[1].
+        containers[0]: ...`), as a bad task file's problems are."""
+        if not exc.key_path:
+            return exc.message
+        key_path = (*constraint.location.key_path, *exc.key_path)
+        line = constraint.location.line
+        try:
+            loaded = self._task_yaml.get(task.path) or load_task_yaml(task.path)
+            self._task_yaml[task.path] = loaded
+            line = loaded.location(key_path).line
+        except (TaskFileError, OSError):
+            pass  # the file changed or went since it was read: the constraint's line
+        return f"{self.display(task.path)}:{line}: {format_key_path(key_path)}: {exc.message}"
 
     def display(self, path: Path) -> str:
         """`path` as shown to the user: relative to the rootdir when inside it."""
@@ -467,6 +499,25 @@ def _crash_text(constraint: ConstraintSpec, exc: Exception) -> str:
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
     return f"check {constraint.check_name!r} crashed{where}: {type(exc).__name__}: {exc}"
+
+
+def _check_scope_modules(unit: CodeUnit, scope: Scope) -> None:
+    """Raise `Undecidable` (invalid-task) for a `modules` / `exclude-modules` name (no
+    wildcard) that covers no module of the project: a typo that would silently judge
+    other code than meant."""
+    names = unit.names
+    if names is None:
+        return
+    known = set(names.modules.values()) | names.packages
+    for key, patterns in (("modules", scope.modules), ("exclude-modules", scope.exclude_modules)):
+        for index, pattern in enumerate(patterns):
+            if "*" in pattern or any(module_matches(pattern, m) for m in known):
+                continue
+            raise Undecidable(
+                "invalid-task",
+                f"`{pattern}` is no module of the code{did_you_mean(pattern, known)}",
+                key_path=(key, index),
+            )
 
 
 def _module_of(unit: CodeUnit, source: SourceFile) -> str | None:

@@ -8,7 +8,13 @@ What a finding is placed by: its file and line as the reports show them (for a d
 task, the real file and line; for inline code, the task file's line holding it; for a
 response file, that file's line). A finding without a line counts when its file changed,
 even with --codeif-changed-lines: it cannot be placed on a line, and dropping it would
-hide it. A finding in a file outside the repository never counts under
+hide it. A finding about a chain or cycle of imports (the architecture contracts) is
+placed by every link: it counts when any import on it is in the changed code, since a
+change that adds one link makes the chain, wherever the finding is shown. Those
+constraints are judged whenever any file of the code changed (a new link outside
+their scope can close a chain inside it), and when none did, skipped only once their
+options are known to name real modules: a rule that cannot be applied is an error,
+never skipped. A finding in a file outside the repository never counts under
 --codeif-changed-since: nothing there changed since the ref. A functional test's failure
 is not filtered: behaviour has no line.
 
@@ -49,7 +55,15 @@ def skip_reason(
     except Undecidable:
         return None
     files = engine.in_scope(unit, constraint.scope)
-    if not files or any(gate.changed(source.origin) for source in files):
+    if not files:
+        return None
+    if constraint.check.judges_import_graph():
+        if any(gate.changed(source.origin) for source in unit.files):
+            return None
+        if engine.evaluate(task, constraint).status == "error":
+            return None  # a task error (a module name matching nothing) is never skipped
+        return f"no file of the code changed {changes.since}"
+    if any(gate.changed(source.origin) for source in files):
         return None
     return f"no file in this constraint's scope changed {changes.since}"
 
@@ -74,9 +88,11 @@ def apply_gate(gate: GateState, verdict: Verdict, record: Record) -> Verdict:
     located = [(str(e["path"]), e.get("fingerprint")) for e in evidence]
     in_changes = [True] * len(evidence)
     if gate.changes is not None:
+        changes = gate.changes
         in_changes = [
-            gate.changes.has_line(path, e.get("line"))
-            for (path, _), e in zip(located, evidence, strict=True)
+            changes.has_line(path, e.get("line"))
+            or any(changes.has_line(*link) for link in found.links)
+            for (path, _), e, found in zip(located, evidence, verdict.evidence, strict=True)
         ]
         info["outside_changes"] = in_changes.count(False)
     absorbed = [gate.writing] * len(evidence)

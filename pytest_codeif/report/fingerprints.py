@@ -9,6 +9,11 @@ findings on identical lines are told apart by their order (first, second...), an
 findings with no line (or whose file cannot be read): their messages are not used, since
 some carry measured figures that change from run to run (timings of `complexity`).
 
+A finding about a chain or cycle of imports (`Evidence.links`) is known by every link:
+the file and compacted line text of each import on it, in order. So an old chain stays
+matched however its lines move, and a new chain through old links (one new import
+added to reach them) is new, even where it is shown at the same first import.
+
 Computed where the verdict is reached (on the pytest-xdist worker, which has the files
 the evidence points at) and carried in the record, so the controller reads no file.
 """
@@ -65,6 +70,12 @@ def _compact(text: str) -> str:
     return "".join(text.split())
 
 
+def _link_anchor(root: Path, path: str, line: int | None) -> str:
+    """One link of a chain: its file and its line's text (compacted), never its number."""
+    text = source_line(root / path, line) if line else None
+    return f"{path}:{'' if text is None else _compact(text)}"
+
+
 def evidence_fingerprints(
     scope: Sequence[str], evidence: Sequence[Evidence], root: Path
 ) -> list[str]:
@@ -76,6 +87,8 @@ def evidence_fingerprints(
     for item in evidence:
         text = source_line(root / item.path, item.line) if item.line else None
         anchor = "" if text is None else f"line:{_compact(text)}"
+        if len(item.links) > 1:
+            anchor = "chain:" + json.dumps([_link_anchor(root, p, n) for p, n in item.links])
         key = json.dumps([VERSION, *scope, item.path, item.rule, anchor])
         seen[key] = seen.get(key, 0) + 1
         material = f"{key}\0{seen[key]}".encode("utf-8", "surrogatepass")

@@ -58,6 +58,8 @@ def _evidence(
             "code_line": e.code_line,
             "code_column": e.code_column,
         }
+        if e.links:
+            entry["links"] = [{"path": path, "line": line} for path, line in e.links]
         if prints is not None:
             entry["fingerprint"] = prints[index]
         found.append(entry)
