@@ -2,17 +2,19 @@
 `codeif report` writes an HTML page from a JSON report; `codeif feedback` writes the
 feedback for a next round (JSONL) or a person (Markdown) from a JSON report;
 `codeif import multicodeif` turns MultiCodeIF data into task files; `codeif check-samples`
-verifies the samples of the checks a pytest session would register."""
+verifies the samples of the checks a pytest session would register; `codeif gate` runs the
+CI gate on a change, protected from it."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import jsonschema
 import pytest
@@ -246,9 +248,90 @@ def feedback_command(args: argparse.Namespace) -> int:
     return 0
 
 
+#: What `codeif gate` runs pytest with, before the arguments it is given: no
+#: conftest.py, no configuration file and no cache folder of the repository, so that the
+#: change under judgement cannot act before the plugin does (`gate/pinned.py`).
+GATE_PROTECTION: Final = (
+    "-p",
+    "no:cacheprovider",
+    "--noconftest",
+    "-c",
+    os.devnull,
+    "--rootdir=.",
+    "-p",
+    "codeif",
+    "--codeif",
+)
+#: Options `codeif gate` sets itself: given again, they would undo the protection.
+_GATE_OWN: Final = ("-c", "--config-file", "--rootdir", "--noconftest", "--confcutdir")
+#: Environment variables pytest reads options or plugins from; not the gate's.
+_GATE_ENVIRON: Final = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+GATE_DESCRIPTION: Final = (
+    "usage: codeif gate TASKFILE... --codeif-changed-since=REF [pytest options]\n\n"
+    "Run the pytest-codeif gate on the change since the merge base of REF and HEAD, from "
+    "the repository's root, as `pytest "
+    + " ".join(GATE_PROTECTION)
+    + " ARGS` (with PYTEST_ADDOPTS and PYTEST_PLUGINS unset): no conftest.py, pytest "
+    "configuration file or cache folder of the repository is read, and the task files and "
+    "the baseline are read as the merge base holds them; a change to them, to a "
+    "conftest.py or to pytest's configuration fails the gate as a finding for a person to "
+    "review. Give every option on the command line (ini options are not read). "
+    "--codeif-baseline-write may replace --codeif-changed-since (recording the baseline "
+    "the same way the gate reads it). Exit status: pytest's (0 passed, 1 failed, 4 usage "
+    "error)."
+)
+
+
+def gate_arguments(args: Sequence[str]) -> list[str] | str:
+    """pytest's arguments for `codeif gate ARGS`, or why they cannot be used."""
+    for arg in args:
+        name = arg.split("=", 1)[0]
+        if name in _GATE_OWN or (arg.startswith("-c") and not arg.startswith("--")):
+            return f"{name} is set by codeif gate itself (see codeif gate --help)"
+    ref = None
+    for index, arg in enumerate(args):
+        if arg.startswith("--codeif-changed-since="):
+            ref = arg.split("=", 1)[1]
+        elif arg == "--codeif-changed-since" and index + 1 < len(args):
+            ref = args[index + 1]
+    if not (ref or "").strip() and "--codeif-baseline-write" not in args:
+        return (
+            "give --codeif-changed-since=REF (the base branch, e.g. origin/main): the gate "
+            "judges the change since it, with the rules and baseline it holds"
+        )
+    return [*GATE_PROTECTION, *args]
+
+
+def gate_command(args: Sequence[str]) -> int:
+    """`codeif gate ARGS`: pytest, protected from the change it judges."""
+    if list(args) in (["-h"], ["--help"]):
+        print(GATE_DESCRIPTION)
+        return 0
+    argv = gate_arguments(args)
+    if isinstance(argv, str):
+        print(f"codeif gate: {argv}", file=sys.stderr)
+        return int(pytest.ExitCode.USAGE_ERROR)
+    for name in _GATE_ENVIRON:
+        if os.environ.pop(name, None) is not None:
+            print(
+                f"codeif gate: {name} ignored: give every option on the command line",
+                file=sys.stderr,
+            )
+    return int(pytest.main(argv))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:1] == ["gate"]:
+        # Every argument after `gate` is pytest's: not parsed here.
+        return gate_command(given[1:])
     parser = argparse.ArgumentParser(prog="codeif", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser(
+        "gate",
+        help="run the CI gate on a change, protected from it (codeif gate --help)",
+        description=GATE_DESCRIPTION,
+    )
     merge_cmd = commands.add_parser("merge", help="combine JSON reports of shards into one")
     merge_cmd.add_argument(
         "reports", nargs="+", type=Path, help="reports written by --codeif-report"
@@ -323,7 +406,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "excerpts of `file:` and `directory:` code (default: the current directory)",
     )
     _add_feedback_command(commands)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(given)
     if args.command == "feedback":
         return feedback_command(args)
     if args.command == "report":

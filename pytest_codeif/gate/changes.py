@@ -180,6 +180,65 @@ def find_changes(
     )
 
 
+#: The diff options of `every_change`: as `_DIFF_OPTIONS`, but a rename is a deletion and
+#: an addition, so that both of its paths are listed.
+_STATUS_OPTIONS: Final = (
+    "--no-color",
+    "--no-ext-diff",
+    "--no-textconv",
+    "--no-renames",
+    "--ignore-submodules",
+)
+
+
+def every_change(changes: ChangedCode, *, timeout: float = GIT_TIMEOUT) -> dict[str, str]:
+    """Every path that differs from the merge base, deleted ones included, with its
+    status: `A` added (untracked files too), `M` modified, `D` deleted, `T` its type
+    changed (a file became a symbolic link). A rename is its old path deleted and its
+    new one added."""
+    run = _Git(timeout)
+    names = run(
+        changes.toplevel, "diff", "--name-status", "-z", *_STATUS_OPTIONS, changes.merge_base, "--"
+    )
+    found = parse_statuses(names.stdout)
+    for path in changes.untracked:
+        found.setdefault(path, "A")
+    return found
+
+
+def blob_at(changes: ChangedCode, path: str, *, timeout: float = GIT_TIMEOUT) -> bytes | None:
+    """The bytes of the file at `path` (relative to the repository's root) as the merge
+    base holds it, raw (no filters, no text conversion); None when it holds no such file."""
+    if not path or path.startswith("-"):
+        return None
+    done = _Git(timeout)(
+        changes.toplevel, "cat-file", "blob", f"{changes.merge_base}:{path}", check=False
+    )
+    return done.stdout if done.returncode == 0 else None
+
+
+def first_changed_line(
+    changes: ChangedCode, path: str, *, timeout: float = GIT_TIMEOUT
+) -> int | None:
+    """The first added or modified line of the file at `path` since the merge base (1
+    for an untracked file); None when no line was added (a deletion, a removal of lines)."""
+    if path in changes.untracked:
+        return 1
+    patch = _Git(timeout)(
+        changes.toplevel,
+        "diff",
+        "--unified=0",
+        "--src-prefix=a/",
+        "--dst-prefix=b/",
+        *_STATUS_OPTIONS,
+        changes.merge_base,
+        "--",
+        path,
+    )
+    lines = parse_patch(patch.stdout).get(path)
+    return min(lines) if lines else None
+
+
 class _Git:
     """Runs git commands with a timeout; failures become `GitError`."""
 
@@ -244,6 +303,19 @@ def parse_name_status(output: bytes) -> set[str]:
             continue
         paths.add(os.fsdecode(names[-1]))
     return paths
+
+
+def parse_statuses(output: bytes) -> dict[str, str]:
+    """Each path `git diff --name-status -z --no-renames` lists, with its status letter."""
+    fields = output.split(b"\0")
+    found: dict[str, str] = {}
+    index = 0
+    while index < len(fields) - 1:
+        status, name = fields[index], fields[index + 1]
+        index += 2
+        if status and name:
+            found[os.fsdecode(name)] = status[:1].decode("ascii", errors="replace")
+    return found
 
 
 def unquote_path(raw: bytes) -> bytes:

@@ -35,8 +35,17 @@ from pytest_codeif.gate.baseline import (
     read_baseline,
     write_baseline,
 )
-from pytest_codeif.gate.changes import ChangedCode, GitError, find_changes
+from pytest_codeif.gate.changes import ChangedCode, GitError, every_change, find_changes
+from pytest_codeif.gate.pinned import (
+    GateGuard,
+    PinnedTaskFiles,
+    RulesDiff,
+    protected_changes,
+    read_pinned_baseline,
+    unprotected,
+)
 from pytest_codeif.report.records import records_of
+from pytest_codeif.state import STATE_KEY
 
 #: Exit statuses after which the baseline is not written: the run did not finish.
 _UNFINISHED = (
@@ -126,19 +135,48 @@ def configure_gate(config: pytest.Config) -> None:
         config.stash[GATE_KEY] = None
         return
     state = GateState(path=path, shown=shown, writing=writing)
+    pinned_baseline: str | None = None
     if ref:
         try:
             state.changes = find_changes(config.rootpath, ref, lines=lines)
+            pinned_baseline = _protect(config, state.changes, path)
         except GitError as exc:
             raise _usage(f"--codeif-changed-since={ref}: {exc}") from None
     if path is not None and not writing:
         try:
-            state.baseline = read_baseline(path)
-        except BaselineError as exc:
+            if state.changes is not None and pinned_baseline is not None:
+                state.baseline = read_pinned_baseline(state.changes, pinned_baseline, shown)
+            else:
+                state.baseline = read_baseline(path)
+        except (BaselineError, GitError) as exc:
             raise _usage(str(exc)) from None
     config.stash[GATE_KEY] = state
     if not is_xdist_worker(config):
         config.pluginmanager.register(GateReporter(config, state), "codeif-gate")
+
+
+def _protect(config: pytest.Config, changes: ChangedCode, baseline: Path | None) -> str | None:
+    """Judge the change with rules it cannot edit (`gate/pinned.py`): task files it
+    touched read as the merge base holds them, its protected changes as failing items,
+    and a warning when the invocation lets it act first. Returns the baseline's
+    repository path when the change touched it (read it as the merge base holds it)."""
+    statuses = every_change(changes)
+    relative = changes.repo_path(baseline.absolute()) if baseline is not None else None
+    rules = RulesDiff(changes, statuses)
+    found = protected_changes(config, changes, statuses, relative, rules)
+    state = config.stash.get(STATE_KEY, None)
+    taskfiles = None
+    if state is not None:
+        taskfiles = state.taskfiles = PinnedTaskFiles(state.registry, changes, rules)
+    guard = GateGuard(
+        config,
+        changes,
+        found,
+        reasons=unprotected(config, changes),
+        taskfiles=taskfiles,
+    )
+    config.pluginmanager.register(guard, "codeif-gate-guard")
+    return relative if relative in statuses else None
 
 
 class GateReporter:
