@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import re
+import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -269,7 +270,7 @@ _GATE_ENVIRON: Final = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
 GATE_DESCRIPTION: Final = (
     "usage: codeif gate TASKFILE... --codeif-changed-since=REF [pytest options]\n\n"
     "Run the pytest-codeif gate on the change since the merge base of REF and HEAD, from "
-    "the repository's root, as `pytest "
+    "the repository's root, as `python -P -m pytest "
     + " ".join(GATE_PROTECTION)
     + " ARGS` (with PYTEST_ADDOPTS and PYTEST_PLUGINS unset): no conftest.py, pytest "
     "configuration file or cache folder of the repository is read, and the task files and "
@@ -311,13 +312,21 @@ def gate_command(args: Sequence[str]) -> int:
     if isinstance(argv, str):
         print(f"codeif gate: {argv}", file=sys.stderr)
         return int(pytest.ExitCode.USAGE_ERROR)
+    environ = dict(os.environ)
     for name in _GATE_ENVIRON:
-        if os.environ.pop(name, None) is not None:
+        if environ.pop(name, None) is not None:
             print(
                 f"codeif gate: {name} ignored: give every option on the command line",
                 file=sys.stderr,
             )
-    return int(pytest.main(argv))
+    # A fresh interpreter: pytest marks the plugin's modules for assertion rewriting,
+    # which this process has imported already; -P: the current folder (the checkout)
+    # is not put on sys.path, so none of its modules shadows pytest's or the plugin's.
+    command = [sys.executable, "-P", "-m", "pytest", *argv]
+    try:
+        return subprocess.run(command, env=environ, check=False).returncode
+    except KeyboardInterrupt:
+        return int(pytest.ExitCode.INTERRUPTED)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

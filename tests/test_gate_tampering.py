@@ -18,9 +18,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from pytest_codeif.cli import gate_arguments, main
+from pytest_codeif.report.json_report import SCHEMA_PATH
 from tests.test_ci_example import EXAMPLES, git, shell, step
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -119,6 +121,7 @@ def run_gate(repo: Path, *extra: str, **env: str) -> subprocess.CompletedProcess
 def findings(repo: Path) -> set[tuple[str, str, int | None]]:
     """(constraint, file, line) of every finding that counts, from the JSON report."""
     report: dict[str, Any] = json.loads((repo / "codeif-out" / "report.json").read_text())
+    jsonschema.validate(report, json.loads(SCHEMA_PATH.read_text()))
     return {
         (c["constraint"], e["path"], e["line"])
         for task in report["tasks"]
@@ -205,6 +208,15 @@ def test_tampering_cannot_make_a_violating_change_pass(
         "no-os",
         constraint,
     }
+
+
+def test_modules_of_the_checkout_do_not_shadow_the_gates(base_repo: Path, tmp_path: Path) -> None:
+    """`python -m` puts the current folder first on sys.path: not for the gate."""
+    stop = "raise SystemExit(0)\n"
+    repo = branch(base_repo, tmp_path, {**VIOLATION, "yaml.py": stop, "pytest.py": stop})
+    done = run_gate(repo)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert findings(repo) == {("no-os", "app/new.py", 1)}
 
 
 def test_a_re_recorded_baseline_accepts_nothing_new(base_repo: Path, tmp_path: Path) -> None:

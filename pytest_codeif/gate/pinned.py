@@ -99,7 +99,7 @@ ADVICE: Final[dict[str, str]] = {
     "owners of the test setup.",
     "config": "A person must review this change to pytest's configuration: it can switch "
     "the gate off (`addopts = -p no:codeif`, what is collected). The gate ran with no "
-    "configuration file (-c os.devnull); land the change in a pull request reviewed by "
+    "configuration file (-c /dev/null); land the change in a pull request reviewed by "
     "the owners of the test setup.",
 }
 
