@@ -23,7 +23,8 @@ import pytest
 
 from pytest_codeif.cli import gate_arguments, main
 from pytest_codeif.report.json_report import SCHEMA_PATH
-from tests.test_ci_example import EXAMPLES, git, shell, step
+from tests.conftest import EXAMPLES
+from tests.test_ci_example import git, shell, step
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 
@@ -302,3 +303,25 @@ def test_codeif_gate_refuses_what_would_undo_its_protection(
     assert main(["gate", "--help"]) == 0
     assert "--noconftest" in capsys.readouterr().out
     assert sys.executable  # the console script runs in this interpreter's folder
+
+
+def test_only_the_pytest_section_of_a_shared_configuration_file_counts() -> None:
+    from pytest_codeif.gate.changes import parse_statuses
+    from pytest_codeif.gate.pinned import _section
+
+    assert parse_statuses(b"M\0a b.py\0D\0conftest.py\0A\0x/pytest.ini\0") == {
+        "a b.py": "M",
+        "conftest.py": "D",
+        "x/pytest.ini": "A",
+    }
+    toml = b'[project]\nname = "x"\n'
+    assert _section("pyproject.toml", toml) is None
+    assert _section("pyproject.toml", toml + b'[tool.pytest.ini_options]\naddopts = "-x"\n') == {
+        "ini_options": {"addopts": "-x"}
+    }
+    assert _section("pyproject.toml", b"[tool.pytest]\naddopts = ['-p', 'no:codeif']\n")
+    assert _section("pyproject.toml", b"[[broken") == ("unreadable", b"[[broken")
+    assert _section("tox.ini", b"[tox]\nenv_list = py\n") is None
+    assert _section("tox.ini", b"[pytest]\naddopts = -p no:codeif\n") == {"addopts": "-p no:codeif"}
+    assert _section("setup.cfg", b"[tool:pytest]\naddopts = -p no:codeif\n")
+    assert _section("setup.cfg", b"[metadata]\nname = x\n") is None
