@@ -6,7 +6,9 @@ ignored): `git diff <merge base>` compares the merge base with the working tree,
 `git ls-files --others --exclude-standard` adds the untracked files, every line of which
 counts. A renamed file counts as changed on its new path (its changed lines are those
 the rename did not carry over unchanged); deleted files are ignored: nothing of them is
-left to judge. Paths are relative to the repository's root, POSIX style.
+left to judge. Paths are relative to the repository's root, POSIX style. For the gate's
+own files (`pinned.py`), `every_change` lists deletions and renames' old paths too, and
+`blob_at` reads a file as the merge base holds it.
 
 Git runs as a subprocess, each call bounded by a timeout, with options that override
 any user configuration which would change its output (prefixes, colours, external diff
