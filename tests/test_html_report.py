@@ -132,6 +132,8 @@ def test_report_carries_each_tasks_code_once_and_findings_in_both_places(
     assert (loop["path"], loop["line"], loop["code_line"]) == ("answers.jsonl", 1, 2)
 
     # `codeif report` shows each violation's code with its line marked, the real file's too.
+    # Drawing the page needs the `report` extra; the JSON report above is checked without it.
+    pytest.importorskip("matplotlib", reason="the `report` extra (matplotlib) is not installed")
     page_path = pytester.path / "r.html"
     assert (
         main(
@@ -383,6 +385,7 @@ def test_page_in_headless_chromium(tmp_path: Path) -> None:
     browser = chromium()
     if browser is None:
         pytest.skip("Debian's chromium is not installed (apt-get install chromium; .ci/run does)")
+    pytest.importorskip("matplotlib", reason="the `report` extra (matplotlib) is not installed")
     pytest.importorskip("PIL", reason="Pillow (which matplotlib brings) reads the screenshot")
     from PIL import Image
 
