@@ -27,8 +27,6 @@ from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.safe_regex import SafePattern, SubjectTooLong
 from pytest_codeif.safe_regex import compile_pattern as compile_regex
 
-#: Matches reported one by one; past this, one more finding counts the rest.
-MAX_SHOWN: Final = 50
 #: Matching steps allowed per constraint (a step is about 4 µs): a base and more for each
 #: node of the code, and at most PLACE_STEPS at any one place. Real rules take a few
 #: steps per node; the bounds stop patterns whose `...` would try combinations without
@@ -111,13 +109,24 @@ class PatternCheck(Check):
       expression where one stands (`x = ...`); `$...ARGS` is a run bound to a name.
     - Keyword arguments match in any order; with `...` among the arguments, other
       arguments may be there too (`subprocess.$F(..., shell=True, ...)`).
-    - `"..."` matches any string literal, `f"..."` any f-string, `"$X"` binds one;
-      strings compare by value and numbers by value (`0x10` is `16`).
+    - `"..."` matches any string literal, `b"..."` any bytes literal, `f"..."` any
+      f-string, `"$X"` binds one; strings compare by value and numbers by value (`0x10`
+      is `16`); `x[a,]` indexes with a tuple, `x[a]` does not.
     - A block holds exactly the statements written: `except Exception: pass` is an
       empty handler, not any handler starting with `pass`.
     - Parts a pattern leaves out may be there: decorators, annotations, defaults and
-      return types, `else`, an `except`'s `as` name, `assert`'s message, `raise`'s
-      `from`; `def` also matches `async def` (write `async def` for those only).
+      return types, a class's bases and keywords, type parameters, `else` and
+      `finally`, an `except`'s or `with`'s `as` name, an import's `as`, `assert`'s
+      message, `raise`'s `from`; `def`, `for`, `with` and a comprehension's `for` also
+      match their `async` forms (write `async` for those only). Parts a pattern writes
+      are compared: `*args` and `**kwargs` are no plain parameters, `f"{x=}"` is not
+      `f"{x}"`, `global $X` is no `nonlocal`.
+    - A parameter list's `/` and bare `*` count where the pattern writes them:
+      `def $F(*, ...): ...` matches only functions whose parameters are all
+      keyword-only, `def $F(..., *, ...): ...` those with some, `def $F(..., /, ...): ...`
+      those with positional-only ones (`*args` is no bare `*`); a pattern without them
+      matches whatever kinds the parameters are (`def $F($X, $Y): ...` matches
+      `def f(a, *, b)`). Lambdas alike.
 
     Options: `pattern` (one pattern) or `any` (a list; a match of any one counts);
     `not` (a pattern or list: a match is dropped when one of these matches the same
@@ -402,11 +411,11 @@ class PatternCheck(Check):
         budget = Budget(
             BASE_STEPS + STEPS_PER_NODE * sum(len(m.walk()) for m in modules), PLACE_STEPS
         )
+        # Every match is a finding: the gate sorts them by changed code and baseline, and
+        # a summary finding in their place could be absorbed while a new match hid in it.
         try:
             hits = [hit for module in modules for hit in _Search(self, module, budget).hits()]
-            findings = [
-                ctx.report(hit.module, hit.node, _describe(hit)) for hit in hits[:MAX_SHOWN]
-            ]
+            return [ctx.report(hit.module, hit.node, _describe(hit)) for hit in hits]
         except BudgetExceeded as exc:
             raise Undecidable(
                 "too-large",
@@ -417,10 +426,6 @@ class PatternCheck(Check):
             raise Undecidable("too-large", f"a `where` regex: {exc}") from None
         except RecursionError:
             raise Undecidable("too-large", "the code is nested too deeply to match") from None
-        if len(hits) > MAX_SHOWN:
-            rest = len(hits) - MAX_SHOWN
-            findings.append(ctx.finding(f"{rest} more match{'es' if rest > 1 else ''} not shown"))
-        return findings
 
 
 class _Search:

@@ -85,6 +85,12 @@ _LAYOUT_FIELDS: Final = frozenset(
         "end",
     }
 )
+#: Fields among the layout that carry meaning, compared by what they mean: an f-string's
+#: `r` prefix (not its quotes), and the `=` of `f"{x=}"` (whether it is there).
+_MEANINGFUL: Final[dict[tuple[type, str], Callable[[object], object]]] = {
+    (cst.FormattedString, "start"): lambda start: "r" in str(start).lower(),
+    (cst.FormattedStringExpression, "equal"): lambda equal: _plain(equal) is not None,
+}
 #: Parts a pattern may leave out: when the pattern has none, the code may have any.
 _OPTIONAL: Final = frozenset(
     {
@@ -592,11 +598,28 @@ def statements(block: cst.CSTNode) -> list[cst.CSTNode]:
     return found
 
 
+#: The markers of a parameter list: `/` ends the positional-only parameters, a bare `*`
+#: starts the keyword-only ones.
+_MARKERS: Final = (cst.ParamSlash, cst.ParamStar)
+#: The `/` of code whose tree holds none of its own (libcst writes one for any
+#: positional-only parameter).
+_SLASH: Final = cst.ParamSlash()
+
+
 def _parameters(node: cst.Parameters) -> list[cst.CSTNode]:
-    """A parameter list in order, `/` and a bare `*` left out."""
-    star = [node.star_arg] if isinstance(node.star_arg, cst.Param) else []
+    """A parameter list in order, with its `/` and bare `*` as items of their own, where
+    they stand: `def f(a, /, b, *, c)` is `a`, `/`, `b`, `*`, `c`."""
+    slash: list[cst.CSTNode] = []
+    if node.posonly_params:
+        slash = [node.posonly_ind if isinstance(node.posonly_ind, cst.ParamSlash) else _SLASH]
+    star = [node.star_arg] if isinstance(node.star_arg, (cst.Param, cst.ParamStar)) else []
     kwargs = [node.star_kwarg] if node.star_kwarg is not None else []
-    return [*node.posonly_params, *node.params, *star, *node.kwonly_params, *kwargs]
+    return [*node.posonly_params, *slash, *node.params, *star, *node.kwonly_params, *kwargs]
+
+
+def _tuple_index(node: cst.Subscript) -> bool:
+    """Whether `node` indexes with a tuple written bare: `x[a, b]`, `x[a,]`."""
+    return len(node.slice) > 1 or _plain(node.slice[0].comma) is not None
 
 
 def _fields(kind: type) -> tuple[str, ...]:
@@ -605,7 +628,8 @@ def _fields(kind: type) -> tuple[str, ...]:
         names = _FIELDS[kind] = tuple(
             f.name
             for f in dataclasses.fields(kind)
-            if f.name not in _LAYOUT_FIELDS and not f.name.startswith("whitespace")
+            if (kind, f.name) in _MEANINGFUL
+            or (f.name not in _LAYOUT_FIELDS and not f.name.startswith("whitespace"))
         )
     return names
 
@@ -744,8 +768,10 @@ class Matcher:
             if type(c) is not type(p):
                 return _NOTHING
             return self._fields(p, c, _fields(type(p)), 0, b)
-        if wanted in ("...", b"...") or wanted == _string_value(c):
+        if wanted in ("...", _string_value(c)):
             return iter((b,))
+        if wanted == b"..." and isinstance(_string_value(c), bytes):
+            return iter((b,))  # `b"..."`: any bytes literal
         return _NOTHING
 
     def _fstring(self, p: cst.CSTNode, c: cst.CSTNode, b: Bindings) -> Iterator[Bindings]:
@@ -769,10 +795,28 @@ class Matcher:
             return _NOTHING
         return self._all_of(statements(p), statements(c), b)
 
+    def _subscript(self, p: cst.CSTNode, c: cst.CSTNode, b: Bindings) -> Iterator[Bindings]:
+        """Indexes in order; `x[a,]` indexes with a tuple, `x[a]` does not (unless the
+        pattern's indexes hold a `...`, which stands for any number)."""
+        if not isinstance(p, cst.Subscript) or not isinstance(c, cst.Subscript):
+            return _NOTHING
+        loose = any(_item_kind(e)[0] != "one" for e in p.slice)
+        if not loose and _tuple_index(p) != _tuple_index(c):
+            return _NOTHING
+        return self._fields(p, c, _fields(cst.Subscript), 0, b)
+
     def _parameters(self, p: cst.CSTNode, c: cst.CSTNode, b: Bindings) -> Iterator[Bindings]:
+        """Parameters in order. A `/` or bare `*` the pattern writes is an item that only
+        the same marker in the code matches (`def $F(*, ...)`: only keyword-only
+        parameters; `def $F(..., /, ...)`: some positional-only ones); a marker the
+        pattern leaves out may be in the code, anywhere (`def $F($X, $Y)` matches
+        `def f(a, *, b)`), as annotations and defaults may."""
         if not isinstance(p, cst.Parameters) or not isinstance(c, cst.Parameters):
             return _NOTHING
-        return self._all_of(_parameters(p), _parameters(c), b)
+        wanted = _parameters(p)
+        written = {type(item) for item in wanted if isinstance(item, _MARKERS)}
+        code = [x for x in _parameters(c) if not isinstance(x, _MARKERS) or type(x) in written]
+        return self._all_of(wanted, code, b)
 
     def _call(self, p: cst.CSTNode, c: cst.CSTNode, b: Bindings) -> Iterator[Bindings]:
         """Positional arguments in order; keyword arguments (and `**x`) in any order, others
@@ -821,6 +865,9 @@ class Matcher:
     def _value(
         self, owner: type, name: str, pv: object, cv: object, b: Bindings
     ) -> Iterator[Bindings]:
+        meaning = _MEANINGFUL.get((owner, name))
+        if meaning is not None:
+            return iter((b,)) if meaning(pv) == meaning(cv) else _NOTHING
         pv, cv = _plain(pv), _plain(cv)
         if (owner, name) in _OPTIONAL and not pv:
             return iter((b,))
@@ -943,7 +990,14 @@ class Matcher:
             return [(_number_value(a), _number_value(b))]
         if type(a) is cst.Parameters:
             return [(_parameters(a), _parameters(b))]  # type: ignore[arg-type]
-        return [(getattr(a, name), getattr(b, name)) for name in _fields(type(a))]
+        pairs: list[tuple[object, object]] = []
+        if type(a) is cst.Subscript:
+            pairs.append((_tuple_index(a), _tuple_index(b)))  # type: ignore[arg-type]
+        for name in _fields(type(a)):
+            x, y = getattr(a, name), getattr(b, name)
+            meaning = _MEANINGFUL.get((type(a), name))
+            pairs.append((x, y) if meaning is None else (meaning(x), meaning(y)))
+        return pairs
 
     # Names.
 
@@ -1055,5 +1109,6 @@ _SPECIAL: Final[
     cst.IndentedBlock: Matcher._block,
     cst.SimpleStatementSuite: Matcher._block,
     cst.Parameters: Matcher._parameters,
+    cst.Subscript: Matcher._subscript,
     cst.Call: Matcher._call,
 }
