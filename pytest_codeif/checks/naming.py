@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
 import libcst as cst
@@ -21,7 +22,17 @@ CONVENTIONS: Final = {
     "PascalCase": re.compile(r"([A-Z][a-z0-9]*)+"),
     "UPPER_CASE": re.compile(r"[A-Z][A-Z0-9]*(_[A-Z0-9]+)*"),
 }
-KINDS: Final = ("class", "function", "method", "argument", "variable", "constant", "attribute")
+KINDS: Final = (
+    "class",
+    "function",
+    "method",
+    "argument",
+    "variable",
+    "constant",
+    "attribute",
+    "type-variable",
+    "type-alias",
+)
 #: Methods whose names a base class or protocol imposes; never judged.
 IMPOSED: Final = frozenset(
     {"setUp", "tearDown", "setUpClass", "tearDownClass", "asyncSetUp", "asyncTearDown"}
@@ -38,6 +49,22 @@ _RULE_SCHEMA = {
     ]
 }
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString)
+#: What makes a type variable (`T = TypeVar("T")`), by the called name's last part.
+_TYPE_VARIABLE_FACTORIES: Final = frozenset({"TypeVar", "ParamSpec", "TypeVarTuple"})
+#: Generic types whose subscription is a type, not a value (`Pair = tuple[int, int]`):
+#: typing's, collections.abc's and the builtins' (by last part, `typing.Union` too).
+_GENERICS: Final = frozenset(
+    """Annotated AbstractSet AsyncGenerator AsyncIterable AsyncIterator Awaitable
+    Callable ChainMap Collection Concatenate Container Coroutine Counter DefaultDict
+    Deque Dict FrozenSet Generator ItemsView Iterable Iterator KeysView List Literal
+    Mapping MappingView MutableMapping MutableSequence MutableSet Optional OrderedDict
+    Reversible Sequence Set Tuple Type TypeGuard TypeIs Union ValuesView defaultdict
+    deque dict frozenset list set tuple type""".split()  # noqa: SIM905 - a list of words
+)
+#: Names that are types, whatever the module imports: a `|` of them is a union type.
+_PLAIN_TYPES: Final = frozenset(
+    {"None", "bool", "bytearray", "bytes", "complex", "float", "int", "object", "str"}
+)
 
 
 def follows(name: str, rule: str | Mapping[str, str]) -> bool:
@@ -80,6 +107,7 @@ def _bound_names(target: cst.BaseExpression) -> Iterator[cst.Name]:
 def named_things(module: ParsedModule) -> Iterator[tuple[str, cst.Name]]:
     """(kind, name node) for every identifier the code defines, by kind."""
     constants = _constants(module)
+    declared_global = _declared_global(module)
     for node in module.walk():
         scope = module.scope_of(node)
         if isinstance(node, cst.ClassDef):
@@ -92,8 +120,12 @@ def named_things(module: ParsedModule) -> Iterator[tuple[str, cst.Name]]:
         elif isinstance(node, cst.Param):
             if node.name.value not in ("self", "cls"):
                 yield "argument", node.name
-        elif isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)):
-            yield from _assigned(node.target, constants)
+        elif isinstance(node, cst.TypeParam):  # `def first[T](...)`, `class Box[T]` (3.12)
+            yield "type-variable", node.param.name
+        elif isinstance(node, cst.TypeAlias):  # `type Pair = tuple[int, int]` (3.12)
+            yield "type-alias", node.name
+        elif isinstance(node, (cst.Assign, cst.AnnAssign, cst.AugAssign)):
+            yield from _assignment(node, scope, declared_global, constants)
         elif isinstance(node, (cst.For, cst.CompFor)):
             yield from (("variable", n) for n in _bound_names(node.target))
         elif isinstance(node, cst.WithItem) and node.asname is not None:
@@ -102,7 +134,42 @@ def named_things(module: ParsedModule) -> Iterator[tuple[str, cst.Name]]:
             yield "variable", node.target
 
 
-def _assigned(target: cst.BaseExpression, constants: set[int]) -> Iterator[tuple[str, cst.Name]]:
+def _assignment(
+    node: cst.Assign | cst.AnnAssign | cst.AugAssign,
+    scope: cst.FunctionDef | cst.ClassDef | None,
+    declared_global: Mapping[int, frozenset[str]],
+    constants: set[int],
+) -> Iterator[tuple[str, cst.Name]]:
+    targets = [t.target for t in node.targets] if isinstance(node, cst.Assign) else [node.target]
+    where = _Where(
+        at_top=not isinstance(scope, cst.FunctionDef),
+        module_level=scope is None,
+        globals_here=declared_global.get(id(scope), frozenset()),
+    )
+    for target in targets:
+        yield from _assigned(node, target, where, constants)
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where an assignment is: outside any function (`at_top`: module or class body), at
+    module level, and which names its function declares `global`."""
+
+    at_top: bool
+    module_level: bool
+    globals_here: frozenset[str]
+
+
+def _assigned(
+    statement: cst.Assign | cst.AnnAssign | cst.AugAssign,
+    target: cst.BaseExpression,
+    where: _Where,
+    constants: set[int],
+) -> Iterator[tuple[str, cst.Name]]:
+    """The kind of each name `statement` binds through `target`: at module or class level
+    (or through a `global` declaration), an UPPER_CASE name is a constant whatever its
+    value, as is a name bound once to a literal; type variables and aliases are known
+    by their value (or `TypeAlias` annotation), not by how they are spelt."""
     if (
         isinstance(target, cst.Attribute)
         and isinstance(target.value, cst.Name)
@@ -110,9 +177,85 @@ def _assigned(target: cst.BaseExpression, constants: set[int]) -> Iterator[tuple
     ):
         yield "attribute", target.attr
         return
+    type_kind = _type_kind(statement, where.module_level) if isinstance(target, cst.Name) else None
     for name in _bound_names(target):
-        if name.value != "_":
+        if name.value == "_":
+            continue
+        if type_kind is not None:
+            yield type_kind, name
+        elif (where.at_top or name.value in where.globals_here) and _upper(name.value):
+            yield "constant", name
+        else:
             yield ("constant" if id(name) in constants else "variable"), name
+
+
+def _type_kind(
+    statement: cst.Assign | cst.AnnAssign | cst.AugAssign, module_level: bool
+) -> str | None:
+    """`type-variable` or `type-alias` for a statement binding one such name, else None."""
+    if isinstance(statement, cst.AugAssign):
+        return None
+    if isinstance(statement, cst.AnnAssign) and _last_name(statement.annotation.annotation) == (
+        "TypeAlias"
+    ):
+        return "type-alias"
+    value = statement.value
+    if isinstance(value, cst.Call) and _last_name(value.func) in _TYPE_VARIABLE_FACTORIES:
+        return "type-variable"
+    # Unannotated, a type alias is one only where type checkers take it for one: a
+    # module-level assignment of a type expression (`Row = list[int]`).
+    if module_level and isinstance(statement, cst.Assign) and value is not None:
+        return "type-alias" if _is_type_expression(value) else None
+    return None
+
+
+def _last_name(node: cst.BaseExpression) -> str | None:
+    """`Name` of `Name` or `a.b.Name`; None for any other expression."""
+    if isinstance(node, cst.Name):
+        return node.value
+    return node.attr.value if isinstance(node, cst.Attribute) else None
+
+
+def _is_type_expression(node: cst.BaseExpression) -> bool:
+    """A subscripted generic (`list[int]`, `Optional[str]`) or a union with `|` of which
+    every operand is a name, a string or a type and one at least a type (`int | None`,
+    `User | None`); `FLAG_A | FLAG_B` is a value."""
+    if isinstance(node, cst.Subscript):
+        return _last_name(node.value) in _GENERICS
+    if not (isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr)):
+        return False
+    operands = list(_union_operands(node))
+    return all(
+        isinstance(o, (cst.Name, cst.Attribute, cst.SimpleString)) or _is_type_expression(o)
+        for o in operands
+    ) and any(
+        _is_type_expression(o) or (isinstance(o, cst.Name) and o.value in _PLAIN_TYPES)
+        for o in operands
+    )
+
+
+def _union_operands(node: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        yield from _union_operands(node.left)
+        yield from _union_operands(node.right)
+    else:
+        yield node
+
+
+def _upper(name: str) -> bool:
+    """Spelt UPPER_CASE (leading/trailing underscores aside), as PEP 8 writes constants."""
+    return bool(name.strip("_")) and follows(name, "UPPER_CASE")
+
+
+def _declared_global(module: ParsedModule) -> dict[int, frozenset[str]]:
+    """Per function (by node id), the names its `global` statements declare: binding
+    them binds the module's name."""
+    found: dict[int, set[str]] = {}
+    for node in module.walk():
+        if isinstance(node, cst.Global):
+            scope = module.scope_of(node)
+            found.setdefault(id(scope), set()).update(item.name.value for item in node.names)
+    return {key: frozenset(names) for key, names in found.items()}
 
 
 def _constants(module: ParsedModule) -> set[int]:
@@ -134,7 +277,8 @@ def _constants(module: ParsedModule) -> set[int]:
             and is_literal(node.value)
         ):
             candidates.append(target)
-        # A name rebound anywhere (even in a function, through `global`) is no constant.
+        # A name rebound anywhere (even in a function, through `global`) is no constant
+        # unless it is spelt as one (see `_assigned`).
         if isinstance(node, (cst.AssignTarget, cst.AnnAssign, cst.AugAssign)):
             for name in _bound_names(node.target):
                 counts[name.value] = counts.get(name.value, 0) + 1
@@ -152,11 +296,17 @@ class NamingCheck(Check):
     cannot state (it knows only PEP 8's own choices). Kinds: `class`, `function`,
     `method` (defaults to the `function` rule), `argument` (self/cls aside), `variable`
     (assignment, loop, `with ... as`, walrus targets), `constant` (a module- or
-    class-level name bound once to a literal; when no `constant` rule is given, such a
-    name may also be UPPER_CASE under the `variable` rule, as PEP 8 writes constants) and
-    `attribute` (`self.x = ...`). Dunder methods, unittest's `setUp`-style names and
-    leading/trailing underscores are not judged; imported names are not the code's own.
-    kebab-case cannot be a Python identifier, so it is not offered.
+    class-level name spelt UPPER_CASE, whatever its value (`DEBUG = env.bool("DEBUG")`,
+    `ALLOWED_HOSTS = ["*"]`), or bound once to a literal; when no `constant` rule is
+    given, a constant may also be UPPER_CASE under the `variable` rule, as PEP 8 writes
+    constants), `attribute` (`self.x = ...`), `type-variable` (`T = TypeVar("T")`,
+    `ParamSpec`, `TypeVarTuple`, Python 3.12's `def first[T](...)`) and `type-alias`
+    (`Json: TypeAlias = ...`, 3.12's `type Pair = ...`, and a module-level assignment of
+    a type: `Row = list[int]`, `Number = Union[int, float]`, `MaybeUser = User | None`).
+    A kind with no rule is not judged: type variables and aliases only by their own.
+    Dunder methods, unittest's `setUp`-style names and leading/trailing underscores are
+    not judged; imported names are not the code's own. kebab-case cannot be a Python
+    identifier, so it is not offered.
 
     Options: one entry per kind, each `snake_case`, `camelCase`, `PascalCase`,
     `UPPER_CASE` or `{pattern: REGEX}` (the whole name must match; matched by RE2, a
@@ -190,6 +340,38 @@ class NamingCheck(Check):
             {"class": "PascalCase", "function": "camelCase", "variable": "snake_case"},
         ),
         Sample("def __init__(self):\n    pass\n", {"function": {"pattern": "^[a-z]+$"}}),
+        # Django settings: UPPER_CASE at module and class level is a constant, whatever
+        # it is bound to and however often.
+        Sample(
+            """
+            import environ
+
+            env = environ.Env()
+            DEBUG = env.bool("DEBUG", default=False)
+            ALLOWED_HOSTS = ["*"]
+            INSTALLED_APPS = ["django.contrib.admin"]
+            if DEBUG:
+                INSTALLED_APPS += ["debug_toolbar"]
+
+            class Config:
+                TIMEOUT = env.int("TIMEOUT")
+            """,
+            {"variable": "snake_case"},
+        ),
+        # Type variables and aliases are neither variables nor constants.
+        Sample(
+            """
+            from typing import ParamSpec, TypeAlias, TypeVar, Union
+
+            T = TypeVar("T")
+            P = ParamSpec("P")
+            Json: TypeAlias = "dict[str, Json] | list[Json] | str"
+            Number = Union[int, float]
+            Row = list[int]
+            MaybeName = str | None
+            """,
+            {"variable": "snake_case", "constant": "snake_case"},
+        ),
     )
     violated_by = (
         Sample("def load_data(path):\n    return path\n", {"function": "camelCase"}),
@@ -199,6 +381,15 @@ class NamingCheck(Check):
             "class A:\n    def __init__(self):\n        self.itemCount = 0\n",
             {"attribute": "snake_case"},
         ),
+        Sample(
+            'DEBUG = env.bool("DEBUG")\n', {"constant": "snake_case"}, message="constant `DEBUG`"
+        ),
+        Sample(
+            'KeyType = TypeVar("KeyType")\n',
+            {"type-variable": "UPPER_CASE"},
+            message="type-variable `KeyType`",
+        ),
+        Sample("json_dict = dict[str, int]\n", {"type-alias": "PascalCase"}, message="type-alias"),
     )
 
     def __init__(self, options: Mapping[str, Any]) -> None:
