@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 from collections.abc import Sequence
+from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Final
 
@@ -191,19 +192,31 @@ def report_command(args: argparse.Namespace) -> int:
 
 def _saved_report(path: Path, command: str) -> dict[str, Any] | None:
     """The JSON report at `path`, validated against the report schema; None (after saying
-    why on stderr) when it cannot be read or is not a pytest-codeif report."""
+    why on stderr, in one line naming the file) when it cannot be read or is not a
+    pytest-codeif report."""
     schema = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     try:
         report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         jsonschema.validate(report, schema)
+    except UnicodeDecodeError:
+        why = "not UTF-8 text"
+    except OSError as exc:
+        print(f"{command}: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        return None
+    except json.JSONDecodeError as exc:
+        why = f"not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
     except jsonschema.ValidationError as exc:
-        where = f"{exc.json_path}: {exc.message}"
-        print(f"{command}: {path}: not a pytest-codeif JSON report ({where})", file=sys.stderr)
-        return None
-    except (OSError, ValueError, RecursionError) as exc:
-        print(f"{command}: cannot read {path}: {exc}", file=sys.stderr)
-        return None
-    return report
+        why = f"{exc.json_path}: {exc.message}"
+    except (ValueError, RecursionError):
+        why = "JSON nested too deeply or too large to read"
+    else:
+        return report
+    # One line of bounded length: a schema error quotes the value it refused.
+    why = " ".join(why.split())
+    if len(why) > 160:
+        why = why[:157] + "..."
+    print(f"{command}: {path}: not a pytest-codeif JSON report ({why})", file=sys.stderr)
+    return None
 
 
 def _with_advice(record: Record) -> Record:
@@ -335,6 +348,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Every argument after `gate` is pytest's: not parsed here.
         return gate_command(given[1:])
     parser = argparse.ArgumentParser(prog="codeif", description=__doc__)
+    parser.add_argument(
+        "--version", action="version", version=f"%(prog)s {version('pytest-codeif')}"
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser(
         "gate",

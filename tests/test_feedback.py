@@ -251,11 +251,11 @@ def test_codeif_feedback_fills_advice_into_an_older_report(pytester: pytest.Pyte
 @pytest.mark.parametrize(
     ("content", "says"),
     [
-        ("not json at all", "cannot read bad.json: Expecting value"),
+        ("not json at all", "bad.json: not a pytest-codeif JSON report (not JSON: Expecting"),
         ('{"version": "2.1.0", "runs": []}', "bad.json: not a pytest-codeif JSON report ($:"),
         ("[1, 2]", "bad.json: not a pytest-codeif JSON report"),
         ('{"tasks": "x"}', "bad.json: not a pytest-codeif JSON report"),
-        ("[" * 100_000, "cannot read bad.json"),
+        ("[" * 100_000, "bad.json: not a pytest-codeif JSON report (JSON nested too deeply"),
     ],
 )
 def test_bad_report_input_is_one_clear_error(

@@ -11,6 +11,7 @@ tools and the libcst work overlap and each tree can be dropped once its unit is 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import traceback
 from collections import OrderedDict
@@ -389,13 +390,15 @@ class Engine:
         return f"{self.display(task.path)}:{line}: {format_key_path(key_path)}: {exc.message}"
 
     def display(self, path: Path) -> str:
-        """`path` as shown to the user: relative to the rootdir when inside it."""
+        """`path` as shown to the user: relative to the rootdir when inside it, with `..`
+        folded as pytest folds it in node ids (`bad/../app.py` is `app.py`)."""
         shown = self._shown.get(path)
         if shown is None:
+            plain = Path(os.path.normpath(path))
             try:
-                shown = path.relative_to(self.rootdir).as_posix()
+                shown = plain.relative_to(self.rootdir).as_posix()
             except ValueError:
-                shown = path.as_posix()
+                shown = plain.as_posix()
             self._shown[path] = shown
         return shown
 

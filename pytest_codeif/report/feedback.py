@@ -21,13 +21,12 @@ its texts are exact (as capped in the records).
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from pytest_codeif.report.files import write_text_atomically
 from pytest_codeif.report.records import FUNCTIONAL_ADVICE, FUNCTIONAL_SCOPE, Record
 from pytest_codeif.report.safe_text import safe_text
 
@@ -359,6 +358,14 @@ def _state(item: Mapping[str, Any]) -> str:
     return "violated" if item["status"] == "violated" else "could not be checked"
 
 
+def _asked_text(item: Mapping[str, Any]) -> str | None:
+    """The constraint's message, else the check's description; not the message when it
+    is what "What to do" says already (a message stands in for the check's advice)."""
+    if item["message"] and item["message"] != item["what_to_do"]:
+        return str(item["message"])
+    return item["description"] or None
+
+
 def _label(item: Mapping[str, Any]) -> str:
     if item["kind"] == "functional":
         return "The functional tests"
@@ -372,10 +379,9 @@ def task_text(entry: Mapping[str, Any]) -> str:
     lines = [f"Feedback on task {entry['task']}: {_counts_text(counts)}."]
     for number, item in enumerate([*entry["violations"], *entry["undecided"]], start=1):
         lines.append(f"{number}. {_label(item)} {_state(item)}.")
-        if item["message"]:
-            lines.append(f"   Asked: {item['message']}")
-        elif item["description"]:
-            lines.append(f"   Asked: {item['description']}")
+        asked = _asked_text(item)
+        if asked:
+            lines.append(f"   Asked: {asked}")
         for finding in item["findings"]:
             lines.append(f"   - {_where_text(finding)}: {finding['message']}")
             if finding["source"] is not None:
@@ -484,7 +490,7 @@ def _item_md(item: Mapping[str, Any]) -> list[str]:
         asked = inline(item["asked"], 200)
         head = f"- **{state}**: {code_span(str(item['constraint']))} · {asked} {where}"
     lines = [head.rstrip()]
-    if item["message"]:
+    if item["message"] and item["message"] != item["what_to_do"]:
         lines.append(f"  - asked: {inline(item['message'])}")
     findings = item["findings"]
     for finding in findings[:MAX_MD_FINDINGS]:
@@ -603,12 +609,4 @@ def render(
 
 def write_text(path: Path, text: str) -> None:
     """Write `text` to `path` atomically (a temporary file renamed over it)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_text_atomically(path, text)

@@ -7,9 +7,7 @@ file renamed over the target), so a reader never sees half a report.
 from __future__ import annotations
 
 import json
-import os
 import platform
-import tempfile
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from importlib.metadata import version
@@ -17,6 +15,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_codeif.report.decay import decay
+from pytest_codeif.report.files import atomic_writer
 from pytest_codeif.report.records import Record
 from pytest_codeif.report.summary import summarize
 
@@ -94,15 +93,6 @@ def records_of(report: dict[str, Any]) -> list[Record]:
 
 def write_atomically(path: Path, data: dict[str, Any]) -> None:
     """Write `data` as JSON to `path`; the file appears whole or not at all."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, indent=2, sort_keys=False, default=str)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_writer(path) as handle:
+        json.dump(data, handle, indent=2, sort_keys=False, default=str)
+        handle.write("\n")

@@ -135,7 +135,8 @@ class Summary:
         lines: list[str] = []
         skipped = self.constraints.skipped
         if self.gate.changed_only:
-            lines.append(f"skipped: {_many(skipped, 'constraint')}, no changed file in scope")
+            if skipped:  # nothing skipped: nothing to say
+                lines.append(f"skipped: {_many(skipped, 'constraint')}, no changed file in scope")
             outside = _many(self.gate.outside_changes, "finding")
             lines.append(f"not counted: {outside} outside the changed code")
         if self.gate.recorded:
