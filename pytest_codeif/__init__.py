@@ -10,9 +10,15 @@ never imports libcst, jsonschema or PyYAML.
 from __future__ import annotations
 
 import importlib
+import importlib.abc
+import importlib.machinery
+import sys
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from types import ModuleType
+
     from pytest_codeif.checks.base import (
         CATEGORIES,
         Check,
@@ -62,3 +68,34 @@ def __getattr__(name: str) -> Any:
     if home is None:
         raise AttributeError(f"module 'pytest_codeif' has no attribute {name!r}")
     return getattr(importlib.import_module(home), name)
+
+
+class _PlainImports(importlib.abc.MetaPathFinder):
+    """Finds this package's modules as Python's own path finder does, ahead of pytest's
+    assertion rewriting hook.
+
+    pytest marks every module of an installed plugin's distribution for assertion
+    rewriting (`Config._mark_plugins_for_rewrite`). A rewritten module is compiled from
+    its source, not from the interpreter's `__pycache__`, and with
+    PYTHONDONTWRITEBYTECODE (Docker images, CI) on every run: 1.5-3 s of each session's
+    start for this package, which has no assert to rewrite (a test enforces it). The
+    package's `__init__` alone is imported through the hook, before this finder exists.
+    """
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        if path is None or not fullname.startswith(f"{__name__}."):
+            return None
+        return importlib.machinery.PathFinder.find_spec(fullname, path)
+
+
+def _skip_assertion_rewriting() -> None:
+    """Put `_PlainImports` first on `sys.meta_path` when pytest's rewriting hook is on
+    it (pytest has configured assertion rewriting; never otherwise)."""
+    hooks = [type(finder).__name__ for finder in sys.meta_path]
+    if "AssertionRewritingHook" in hooks and "_PlainImports" not in hooks:
+        sys.meta_path.insert(0, _PlainImports())
+
+
+_skip_assertion_rewriting()
