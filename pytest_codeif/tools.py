@@ -3,7 +3,10 @@
 Configurations are plain hashable values, so the engine can group every unit that
 needs the same run. Both tools get their whole configuration from the task
 (`ruff --isolated`, `mypy --config-file` pointing at our own file): a `pyproject.toml`
-or `mypy.ini` planted beside the code changes nothing.
+or `mypy.ini` planted beside the code changes nothing. Only a task that opts in
+(`project-config: true`, for `directory:` code: a team's own repository) has the tools
+read the project's own configuration file, as the engine staged it beside the copy of
+the code (`project_config_file` says which one each tool reads).
 """
 
 from __future__ import annotations
@@ -11,9 +14,11 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
+import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
@@ -32,11 +37,14 @@ class RuffConfig:
 
     settings: tuple[tuple[str, str], ...]
     honor_noqa: bool = False  # the task lets noqa comments hide findings
+    project: bool = False  # the project's own configuration first, the settings on top
 
     @classmethod
-    def from_mapping(cls, settings: Mapping[str, Any], *, honor_noqa: bool = False) -> RuffConfig:
+    def from_mapping(
+        cls, settings: Mapping[str, Any], *, honor_noqa: bool = False, project: bool = False
+    ) -> RuffConfig:
         pairs = tuple(sorted((k, json.dumps(v)) for k, v in settings.items()))
-        return cls(pairs, honor_noqa)
+        return cls(pairs, honor_noqa, project)
 
 
 @dataclass(frozen=True)
@@ -45,9 +53,39 @@ class MypyConfig:
 
     flags: tuple[str, ...]
     honor_ignores: bool = False  # the task allows `# type: ignore` / `# mypy:` comments
+    project: bool = False  # the project's own configuration file, the flags on top
 
 
 ToolConfig = RuffConfig | MypyConfig
+
+#: A project's configuration files each tool reads, in the order the tool prefers them
+#: (a `pyproject.toml` only with the tool's `[tool.ruff]` / `[tool.mypy]` table, a
+#: `setup.cfg` only with a `[mypy]` section).
+RUFF_CONFIG_FILES: Final = (".ruff.toml", "ruff.toml", "pyproject.toml")
+MYPY_CONFIG_FILES: Final = ("mypy.ini", ".mypy.ini", "pyproject.toml", "setup.cfg")
+PROJECT_CONFIG_FILES: Final = tuple(dict.fromkeys(RUFF_CONFIG_FILES + MYPY_CONFIG_FILES))
+_MYPY_SECTION: Final = re.compile(r"^\s*\[\s*mypy\s*\]", re.M)
+
+
+def project_config_file(config: ToolConfig, found: Mapping[str, bytes]) -> str | None:
+    """Which of a project's configuration files (`found`: name -> bytes) the tool of
+    `config` reads, as it would find it in the project's root; None: none applies."""
+    tool = "ruff" if isinstance(config, RuffConfig) else "mypy"
+    for name in RUFF_CONFIG_FILES if tool == "ruff" else MYPY_CONFIG_FILES:
+        raw = found.get(name)
+        if raw is None:
+            continue
+        if name == "pyproject.toml":
+            try:
+                table = tomllib.loads(raw.decode("utf-8")).get("tool")
+            except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+                return name  # the tool reports the broken file: a checker failure
+            if not isinstance(table, dict) or tool not in table:
+                continue
+        elif name == "setup.cfg" and not _MYPY_SECTION.search(raw.decode("utf-8", "replace")):
+            continue
+        return name
+    return None
 
 
 @dataclass(frozen=True)
@@ -79,9 +117,17 @@ def ruff_binary() -> str:
     return str(ruff_main.find_ruff_bin())
 
 
-def run_ruff(config: RuffConfig, root: Path, files: Sequence[str]) -> ToolRun:
-    """Run ruff once on `files` (relative to `root`) with only `config`'s settings."""
-    cmd = [ruff_binary(), "check", "--isolated", "--no-cache"]
+def run_ruff(
+    config: RuffConfig, root: Path, files: Sequence[str], config_file: str | None = None
+) -> ToolRun:
+    """Run ruff once on `files` (relative to `root`) with only `config`'s settings, on
+    top of the project's own `config_file` (in `root`) when there is one: its exclusions
+    are then honoured too, as the project's own `ruff check` does."""
+    cmd = [ruff_binary(), "check", "--no-cache"]
+    if config_file is None:
+        cmd += ["--isolated"]
+    else:
+        cmd += ["--config", str(root / config_file), "--force-exclude"]
     cmd += [] if config.honor_noqa else ["--ignore-noqa"]
     cmd += ["--output-format", "json-lines", "--exit-zero", "--no-fix", "--quiet"]
     for key, value in config.settings:
@@ -106,13 +152,21 @@ def run_ruff(config: RuffConfig, root: Path, files: Sequence[str]) -> ToolRun:
     return ToolRun(by_file)
 
 
-def run_mypy(config: MypyConfig, root: Path, files: Sequence[str], workdir: Path) -> ToolRun:
-    """Run mypy once on `files` (relative to `root`), configured by `config` alone.
+def run_mypy(
+    config: MypyConfig,
+    root: Path,
+    files: Sequence[str],
+    workdir: Path,
+    config_file: str | None = None,
+) -> ToolRun:
+    """Run mypy once on `files` (relative to `root`), configured by `config` alone, or
+    by the project's own `config_file` (in `root`) and `config`'s flags on top.
 
-    Our own empty config file (in `workdir`) is passed explicitly so that mypy never
-    looks for one beside the code.
+    Without one, our own empty config file (in `workdir`) is passed explicitly so that
+    mypy never looks for one beside the code.
     """
-    cmd = [sys.executable, "-m", "mypy", *_mypy_arguments(config, workdir), "--", *files]
+    args = _mypy_arguments(config, workdir, None if config_file is None else root / config_file)
+    cmd = [sys.executable, "-m", "mypy", *args, "--", *files]
     env = {**_base_env(), "MYPYPATH": str(root)}
     proc = _run(cmd, root, env)
     if isinstance(proc, str):
@@ -144,13 +198,13 @@ def run_mypy(config: MypyConfig, root: Path, files: Sequence[str], workdir: Path
     return ToolRun(by_file, blocking=crashed)
 
 
-def _mypy_arguments(config: MypyConfig, workdir: Path) -> list[str]:
-    """Mypy's options for one batched run.
+def _mypy_arguments(config: MypyConfig, workdir: Path, own: Path | None = None) -> list[str]:
+    """Mypy's options for one batched run (`own`: the project's configuration file).
 
     Mypy writes no incremental cache: the work dir is removed at the end of the session,
     so a cache there is never read again, and writing it cost about 15% of each run.
     """
-    ini = workdir / "mypy.ini"
+    ini = own or workdir / "mypy.ini"
     if not ini.exists():
         # Written aside and renamed: batches start from several threads at once, and a
         # mypy must never read a half-written file.

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.ruff_rules import project_only
 from pytest_codeif.tools import MypyConfig, ToolConfig
 
 #: Flags that change what is checked; flags that touch files, caches, configs or the
@@ -32,6 +33,16 @@ class MypyCheck(Check):
     `# type: ignore` and `# mypy:` comments in the code are disregarded (and reported)
     unless `allow-suppressions: true`.
 
+    `project-config: true` (for `directory:` code only: a team's own repository, never a
+    model's response) runs mypy with the project's own configuration file, the first of
+    `mypy.ini`, `.mypy.ini`, `pyproject.toml` (with `[tool.mypy]`) and `setup.cfg` (with
+    `[mypy]`) in the code folder (`--config-file`): its per-module sections and plugins
+    (e.g. django-stubs, which must be installed beside pytest-codeif) apply, and the
+    task's options on top. `--config-file` among `flags` stays refused. Under
+    `--codeif-changed-since` the file is read as the merge base holds it: the change
+    judged cannot edit it (a plugin that imports the project's modules, such as
+    django-stubs' settings module, still imports them as the change has them).
+
     Example:
 
         - check: mypy
@@ -52,6 +63,7 @@ class MypyCheck(Check):
             "flags": {"type": "array", "items": {"type": "string", "pattern": "^--"}},
             "python-version": {"type": "string", "pattern": "^3\\.[0-9]{1,2}$"},
             "allow-suppressions": {"type": "boolean"},
+            "project-config": {"type": "boolean"},
             "error-codes": {
                 "type": "array",
                 "items": {"type": "string", "pattern": "^[a-z][a-z-]*$"},
@@ -75,10 +87,18 @@ class MypyCheck(Check):
         Sample("def f(x: int) -> str:\n    return x\n", {"error-codes": ["return-value"]}),
     )
 
+    #: The verdict depends on the project's configuration files too (the verdict cache).
+    reads_project_config = False
+
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         flags = set(options.get("flags", []))
         for flag in flags:
+            if flag.startswith("--config-file"):
+                raise ValueError(
+                    f"mypy flag {flag!r} is not allowed here; `project-config: true` runs "
+                    "mypy with the project's own configuration file"
+                )
             if not _ALLOWED_FLAG.match(flag):
                 raise ValueError(f"mypy flag {flag!r} is not allowed here")
         if options.get("strict"):
@@ -86,7 +106,10 @@ class MypyCheck(Check):
         if "python-version" in options:
             flags.add(f"--python-version={options['python-version']}")
         honor = bool(options.get("allow-suppressions", False))
-        self.config = MypyConfig(tuple(sorted(flags)), honor_ignores=honor)
+        self.reads_project_config = bool(options.get("project-config", False))
+        self.config = MypyConfig(
+            tuple(sorted(flags)), honor_ignores=honor, project=self.reads_project_config
+        )
         self.codes = frozenset(options.get("error-codes", ()))
 
     def tool_configs(self) -> Iterable[ToolConfig]:
@@ -95,5 +118,7 @@ class MypyCheck(Check):
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         # Code that Python cannot parse never gets here (the engine decides that once);
         # mypy's own "syntax" code then means an invalid type expression: a violation.
+        if self.config.project and not ctx.unit.is_project:
+            raise project_only("mypy")
         findings = ctx.mypy(self.config)
         return [f for f in findings if not self.codes or f.rule in self.codes]

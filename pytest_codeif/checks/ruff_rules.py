@@ -10,6 +10,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
+from pytest_codeif.outcome import Undecidable
 from pytest_codeif.tools import RuffConfig, ToolConfig, ruff_binary
 
 _CODES = {
@@ -61,6 +62,16 @@ class RuffCheck(Check):
     its dotted name (e.g. `lint.pylint.max-args: 3`). `# noqa` comments in the code are
     disregarded (and reported) unless `allow-suppressions: true`.
 
+    `project-config: true` (for `directory:` code only: a team's own repository, never a
+    model's response) runs ruff with the project's own configuration, the first of
+    `.ruff.toml`, `ruff.toml` and `pyproject.toml` (with `[tool.ruff]`) in the code
+    folder, as its own `ruff check` reads it there: `src`, `known-first-party`,
+    exclusions, per-file ignores. The task's options apply on top, and `select` may then
+    be left out (the project's selection). Only the folder's own file is read (not one in
+    a subfolder or a parent, nor one it `extend`s from outside the folder). Under
+    `--codeif-changed-since` the file is read as the merge base holds it: the change
+    judged cannot edit it.
+
     Example:
 
         - check: ruff
@@ -76,7 +87,6 @@ class RuffCheck(Check):
     )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
-        "required": ["select"],
         "properties": {
             "select": _CODES,
             "ignore": _CODES,
@@ -86,6 +96,7 @@ class RuffCheck(Check):
             "target-version": {"type": "string", "pattern": "^py3[0-9]{1,2}$"},
             "preview": {"type": "boolean"},
             "allow-suppressions": {"type": "boolean"},
+            "project-config": {"type": "boolean"},
             "settings": {
                 "type": "object",
                 "propertyNames": {"pattern": "^[a-z][a-z0-9-]*(\\.[a-z][a-z0-9-]*)*$"},
@@ -108,19 +119,34 @@ class RuffCheck(Check):
         Sample("# ruff: noqa\nimport os\n", {"select": ["F401"]}),
     )
 
+    #: The verdict depends on the project's configuration files too (the verdict cache).
+    reads_project_config = False
+
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
+        project = bool(options.get("project-config", False))
+        if "select" not in options and not project:
+            raise ValueError(
+                "`select` is required (the rules to run), unless `project-config: true` "
+                "takes them from the project's own configuration"
+            )
+        self.reads_project_config = project
         for key in ("select", "ignore"):
             for code in options.get(key, ()):
                 _validate_selector(code)
         settings = {_SETTINGS[k]: v for k, v in options.items() if k in _SETTINGS}
         settings.update(options.get("settings", {}))
         honor = bool(options.get("allow-suppressions", False))
-        self.config = RuffConfig.from_mapping(settings, honor_noqa=honor)
+        self.config = RuffConfig.from_mapping(settings, honor_noqa=honor, project=project)
 
     def advise(self) -> str:
+        what = (
+            listed(self.options["select"])
+            if "select" in self.options
+            else "the project's selected rules"
+        )
         return (
-            f"Fix what ruff reports for {listed(self.options['select'])} (each finding names "
+            f"Fix what ruff reports for {what} (each finding names "
             "its rule, explained at https://docs.astral.sh/ruff/rules/); `# noqa` comments do "
             "not count."
         )
@@ -131,7 +157,19 @@ class RuffCheck(Check):
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         # Code that Python cannot parse never gets here (the engine decides that once);
         # ruff's `invalid-syntax` then means syntax newer than `target-version`: a violation.
+        if self.config.project and not ctx.unit.is_project:
+            raise project_only("ruff")
         return ctx.ruff(self.config)
+
+
+def project_only(tool: str) -> Undecidable:
+    """The task error of `project-config: true` on code that is no project folder."""
+    return Undecidable(
+        "invalid-task",
+        f"`project-config: true` reads a project's own {tool} configuration: it needs "
+        "`directory:` code (a configuration beside a response or a file is never read)",
+        key_path=("project-config",),
+    )
 
 
 def _validate_selector(code: str) -> None:

@@ -262,6 +262,8 @@ class Engine:
                 "options": dict(constraint.check.options),
                 "scope": constraint.scope.as_key(),
             }
+            if getattr(constraint.check, "reads_project_config", False):
+                what["project_config"] = self.tools.config_digest(unit)
             if constraint.check.observes_calls:
                 what["calls"] = [
                     [c.label, c.expression, c.function, c.args, c.kwargs] for c in task.calls

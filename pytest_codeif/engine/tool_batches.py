@@ -4,26 +4,68 @@ every unit planned for it; the findings are then handed out unit by unit.
 Units are staged (written out) for the tools on the main thread; runs never touch this
 object's state from their threads. Staged copies are removed, in the background, once
 every launched batch is collected.
+
+A configuration with `project` set (the task's `project-config: true`) stages beside each
+project's copy its own configuration files, read by `read_config` from the project's
+folder: from the disk, or, under `--codeif-changed-since`, as the merge base holds them
+(the gate sets `read_config`), so that the change judged cannot edit them.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
+import stat
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import Final
 
 from pytest_codeif.code.suppressions import MYPY_KINDS, Suppression, find_suppressions, neutralise
 from pytest_codeif.code.unit import CodeUnit, SourceFile
 from pytest_codeif.cores import cores_for_this_process
 from pytest_codeif.outcome import Finding, Undecidable
-from pytest_codeif.tools import MypyConfig, RuffConfig, ToolConfig, ToolRun, run_mypy, run_ruff
+from pytest_codeif.tools import (
+    PROJECT_CONFIG_FILES,
+    MypyConfig,
+    RuffConfig,
+    ToolConfig,
+    ToolRun,
+    project_config_file,
+    run_mypy,
+    run_ruff,
+)
+
+#: A project configuration file larger than this (or not a regular file) is not read.
+MAX_CONFIG_BYTES: Final = 4 * 1024 * 1024
 
 #: What one batch yields: for each tool run, the units it covered, the run, and the
 #: staged name of each unit when the run's paths are relative to the staging dir (None:
 #: relative to one project's own folder).
 _BatchResult = list[tuple[list[CodeUnit], ToolRun, "dict[str, str] | None"]]
+
+
+def read_config_file(path: Path) -> bytes | None:
+    """A configuration file's bytes from the disk: None when there is none; a link, a
+    device or a huge file is an error (it is not read, so not known)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CONFIG_BYTES:
+        raise OSError(f"{path} is not a regular file of at most {MAX_CONFIG_BYTES} bytes")
+    return path.read_bytes()
+
+
+def project_folder(unit: CodeUnit) -> Path | None:
+    """The folder a project unit was read from (its files' origins, less their paths)."""
+    if not unit.is_project or not unit.files:
+        return None
+    first = unit.files[0]
+    depth = len(PurePosixPath(first.relpath).parts)
+    return first.origin.parents[depth - 1]
 
 
 class ToolBatches:
@@ -40,6 +82,44 @@ class ToolBatches:
         self._results: dict[tuple[ToolConfig, str], list[Finding] | Undecidable] = {}
         self._running: dict[tuple[ToolConfig, str], Future[_BatchResult]] = {}
         self._threads: ThreadPoolExecutor | None = None
+        #: Reads a project's configuration file (the gate reads the merge base's).
+        self.read_config: Callable[[Path], bytes | None] = read_config_file
+        self._configs: dict[str, dict[str, bytes] | Undecidable] = {}
+        self._configs_staged: set[str] = set()
+
+    def project_configs(self, unit: CodeUnit) -> dict[str, bytes]:
+        """The project's own configuration files in its folder (name -> bytes), read once;
+        `Undecidable` when one cannot be read."""
+        if unit.key not in self._configs:
+            folder = project_folder(unit)
+            found: dict[str, bytes] = {}
+            try:
+                for name in PROJECT_CONFIG_FILES:
+                    raw = None if folder is None else self.read_config(folder / name)
+                    if raw is not None:
+                        found[name] = raw
+            except Exception as exc:  # noqa: BLE001 - git or the disk: no verdict
+                self._configs[unit.key] = Undecidable(
+                    "checker-failure", f"cannot read the project's configuration: {exc}"
+                )
+            else:
+                self._configs[unit.key] = found
+        known = self._configs[unit.key]
+        if isinstance(known, Undecidable):
+            raise known
+        return known
+
+    def config_digest(self, unit: CodeUnit) -> str:
+        """A hash of the project's configuration files, for the verdict cache's key."""
+        try:
+            found = self.project_configs(unit)
+        except Undecidable as exc:
+            return f"unreadable: {exc}"
+        digest = hashlib.sha256()
+        for name, raw in sorted(found.items()):
+            digest.update(f"{name}:{len(raw)}:".encode())
+            digest.update(raw)
+        return digest.hexdigest()
 
     def plan(self, config: ToolConfig, unit: CodeUnit) -> None:
         """Note that `unit` needs the `config` run."""
@@ -78,13 +158,26 @@ class ToolBatches:
         # Mypy reads a copy with `# type: ignore` and `# mypy:` comments blanked out,
         # unless the task allows them.
         neutral = isinstance(config, MypyConfig) and not config.honor_ignores
+        chosen: dict[str, str | None] = {}
+        if config.project:
+            for unit in [u for u in units if u.is_project]:
+                try:
+                    chosen[unit.key] = project_config_file(config, self.project_configs(unit))
+                except Undecidable as exc:
+                    self._results[(config, unit.key)] = exc
+                    units = [u for u in units if u is not unit]
+            if not units:
+                return
         names = {unit.key: self._stage(unit, neutral=neutral) for unit in units}
+        for unit in units:
+            if chosen.get(unit.key) is not None:
+                self._stage_configs(unit, names[unit.key])
         if self._threads is None:
             self._threads = ThreadPoolExecutor(
                 cores_for_this_process(), thread_name_prefix="codeif-tools"
             )
         future = self._threads.submit(
-            _run_batch, config, list(units), names, self.units_dir, self.workdir
+            _run_batch, config, list(units), names, self.units_dir, self.workdir, chosen=chosen
         )
         for unit in units:
             self._running[(config, unit.key)] = future
@@ -120,6 +213,7 @@ class ToolBatches:
         except OSError:
             return  # left for `close`, which removes the whole work dir
         self._staged.clear()
+        self._configs_staged.clear()
         self._removals.append(
             threading.Thread(target=shutil.rmtree, args=(old, True), name="codeif-cleanup")
         )
@@ -179,6 +273,15 @@ class ToolBatches:
         self._staged.add(name)
         return name
 
+    def _stage_configs(self, unit: CodeUnit, name: str) -> None:
+        """Write the project's configuration files beside its staged copy, once."""
+        if name in self._configs_staged:
+            return
+        for file_name, raw in self.project_configs(unit).items():
+            with open(os.path.join(self.units_dir, name, file_name), "wb") as staged:
+                staged.write(raw)
+        self._configs_staged.add(name)
+
     def suppressions(self, unit: CodeUnit) -> list[tuple[str, Suppression]]:
         """The unit's suppression comments as (relative path, suppression)."""
         if unit.key not in self._suppressions:
@@ -208,13 +311,28 @@ def _run_batch(
     names: dict[str, str],
     root: Path,
     workdir: Path,
+    *,
+    chosen: dict[str, str | None] | None = None,
 ) -> _BatchResult:
-    """Run the tool of `config` over `units`, staged under `root` by `names`. Runs in a
-    worker thread: it reads its arguments only and touches no engine state."""
-    if isinstance(config, RuffConfig):
-        files = [_staged_path(names[u.key], f) for u in units for f in u.files]
-        return [(units, run_ruff(config, root, files), names)]
+    """Run the tool of `config` over `units`, staged under `root` by `names`; `chosen`
+    names each project's own configuration file, staged beside it, when `config` reads
+    it. Runs in a worker thread: it reads its arguments only and touches no engine state."""
+    chosen = chosen or {}
     parts: _BatchResult = []
+    if isinstance(config, RuffConfig):
+        # A project with its own configuration gets a run rooted at its own folder, where
+        # the configuration's paths (`src`, exclusions) mean what they mean there.
+        own = [u for u in units if chosen.get(u.key) is not None]
+        shared = [u for u in units if chosen.get(u.key) is None]
+        if shared:
+            files = [_staged_path(names[u.key], f) for u in shared for f in u.files]
+            parts.append((shared, run_ruff(config, root, files), names))
+        for project in own:
+            folder = root / names[project.key]
+            files = [f.relpath for f in project.files]
+            run = run_ruff(config, folder, files, chosen[project.key])
+            parts.append(([project], run, None))
+        return parts
     # Single modules share one mypy run: each sits in its own namespace package
     # (`<key>/solution.py`), so module names never collide. A project imports its own
     # top-level modules, so it gets a run rooted at its own folder.
@@ -231,5 +349,6 @@ def _run_batch(
     for project in (u for u in units if u.is_project):
         folder = root / names[project.key]
         files = [f.relpath for f in project.files]
-        parts.append(([project], run_mypy(config, folder, files, workdir), None))
+        run = run_mypy(config, folder, files, workdir, chosen.get(project.key))
+        parts.append(([project], run, None))
     return parts

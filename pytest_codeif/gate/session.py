@@ -17,6 +17,7 @@ run (deselected with -k, undecidable today) are kept. It cannot be combined with
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from typing import Any
 import pytest
 
 from pytest_codeif.cores import is_xdist_worker
+from pytest_codeif.engine.tool_batches import read_config_file
 from pytest_codeif.gate.baseline import (
     Baseline,
     BaselineError,
@@ -35,7 +37,13 @@ from pytest_codeif.gate.baseline import (
     read_baseline,
     write_baseline,
 )
-from pytest_codeif.gate.changes import ChangedCode, GitError, every_change, find_changes
+from pytest_codeif.gate.changes import (
+    ChangedCode,
+    GitError,
+    blob_at,
+    every_change,
+    find_changes,
+)
 from pytest_codeif.gate.pinned import (
     GateGuard,
     PinnedTaskFiles,
@@ -155,6 +163,13 @@ def configure_gate(config: pytest.Config) -> None:
         config.pluginmanager.register(GateReporter(config, state), "codeif-gate")
 
 
+def _pinned_config(changes: ChangedCode, path: Path) -> bytes | None:
+    """A project's configuration file as the merge base holds it (from the disk when it
+    lies outside the repository)."""
+    relative = changes.repo_path(path.absolute())
+    return read_config_file(path) if relative is None else blob_at(changes, relative)
+
+
 def _protect(config: pytest.Config, changes: ChangedCode, baseline: Path | None) -> str | None:
     """Judge the change with rules it cannot edit (`gate/pinned.py`): task files it
     touched read as the merge base holds them, its protected changes as failing items,
@@ -168,6 +183,9 @@ def _protect(config: pytest.Config, changes: ChangedCode, baseline: Path | None)
     taskfiles = None
     if state is not None:
         taskfiles = state.taskfiles = PinnedTaskFiles(state.registry, changes, rules)
+        # A task's `project-config: true` reads ruff's and mypy's configuration files as
+        # the merge base holds them: the change cannot edit them either.
+        state.engine.tools.read_config = functools.partial(_pinned_config, changes)
     guard = GateGuard(
         config,
         changes,
