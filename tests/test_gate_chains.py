@@ -13,6 +13,7 @@ application (fixtures/gate_chains) committed to a git repository built here:
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
@@ -70,7 +71,7 @@ def test_a_cycle_closed_in_a_changed_file_counts_though_shown_in_an_unchanged_on
         "    user_update(user_id=user.pk, is_active=False)\n"
     )
     commit(repo, "deactivate users from the model")
-    result = run_codeif(RULES, "--codeif-changed-since=main", REPORT)
+    result = run_codeif(RULES, "--codeif-changed-since=main", REPORT, "--codeif-sarif=out.sarif")
     result.assert_outcomes(failed=2)  # the cycle, and models importing a higher layer
     outcome = constraint(read_report(repo), "no-cycles")
     assert outcome["status"] == "violated"
@@ -80,6 +81,20 @@ def test_a_cycle_closed_in_a_changed_file_counts_though_shown_in_an_unchanged_on
         {("styleguide_example/users/services.py", 6), ("styleguide_example/users/models.py", 12)}
     ]
     result.stdout.fnmatch_lines(["*services.py:6: [[]acyclic[]]*[[]links: *models.py:12*"])
+    # Code scanning shows the changed link too: in the message and as a related location.
+    sarif = json.loads((repo / "out.sarif").read_text())
+    [result_of_cycle] = [
+        r for r in sarif["runs"][0]["results"] if "no-cycles" in r["message"]["text"]
+    ]
+    assert "styleguide_example/users/models.py:12" in result_of_cycle["message"]["text"]
+    related = {
+        (
+            r["physicalLocation"]["artifactLocation"]["uri"],
+            r["physicalLocation"]["region"]["startLine"],
+        )
+        for r in result_of_cycle["relatedLocations"]
+    }
+    assert ("styleguide_example/users/models.py", 12) in related
 
 
 def test_an_indirect_chain_made_by_a_changed_helper_counts_at_its_unchanged_head(

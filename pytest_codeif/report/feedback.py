@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_codeif.report.files import write_text_atomically
+from pytest_codeif.report.findings import links_text
 from pytest_codeif.report.records import FUNCTIONAL_ADVICE, FUNCTIONAL_SCOPE, Record
 from pytest_codeif.report.safe_text import safe_text
 
@@ -184,7 +185,7 @@ def _finding(
 ) -> dict[str, Any]:
     path = evidence.get("path")
     return {
-        "message": str(evidence.get("message", "")),
+        "message": str(evidence.get("message", "")) + links_text(evidence),
         "rule": evidence.get("rule"),
         "path": relocate(str(path)) if path is not None else None,
         "line": evidence.get("line"),

@@ -11,6 +11,7 @@ them relative to the repository's root, which is the rootdir or a folder above i
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ def rule_id(record: Record) -> str:
 def finding_text(record: Record, evidence: dict[str, Any]) -> str:
     """A finding's message with its rule (when it says more than the check's name), then
     what to do: the constraint's `message`, or else the check's own advice."""
-    text = safe_text(str(evidence["message"]))
+    text = safe_text(str(evidence["message"]) + links_text(evidence))
     rule = str(evidence.get("rule") or "")
     if rule and rule != record.get("check"):
         text = f"[{safe_text(rule)}] {text}"
@@ -37,6 +38,16 @@ def finding_text(record: Record, evidence: dict[str, Any]) -> str:
     if todo:
         text += f"\nWhat to do: {safe_text(str(todo))}"
     return text
+
+
+def links_text(evidence: Mapping[str, Any]) -> str:
+    """` (links: a.py:3, b.py:7)` for a finding about a chain or cycle of imports, each
+    link where it was written (a change may have added any of them); else empty."""
+    links = evidence.get("links") or []
+    if len(links) < 2:
+        return ""
+    shown = ", ".join(f"{link.get('path')}:{link.get('line')}" for link in links)
+    return f" (links: {shown})"
 
 
 def item_label(record: Record) -> str:

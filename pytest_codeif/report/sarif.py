@@ -157,6 +157,16 @@ def _results(
             ],
             "properties": properties,
         }
+        links = item.get("links") or []
+        if len(links) > 1:  # a chain or cycle: every import of it, where it was written
+            result["relatedLocations"] = [
+                {
+                    "id": index,
+                    **_location(link["path"], link.get("line"), None, rootdir=rootdir, root=root),
+                    "message": {"text": f"link {index + 1} of {len(links)}"},
+                }
+                for index, link in enumerate(links)
+            ]
         if item.get("fingerprint"):
             result["partialFingerprints"] = {FINGERPRINT_KEY: item["fingerprint"]}
         if "baseline" in gate:
