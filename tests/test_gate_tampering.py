@@ -325,3 +325,95 @@ def test_only_the_pytest_section_of_a_shared_configuration_file_counts() -> None
     assert _section("tox.ini", b"[pytest]\naddopts = -p no:codeif\n") == {"addopts": "-p no:codeif"}
     assert _section("setup.cfg", b"[tool:pytest]\naddopts = -p no:codeif\n")
     assert _section("setup.cfg", b"[metadata]\nname = x\n") is None
+
+
+def sarif_lines(repo: Path) -> dict[str, int | None]:
+    """Each SARIF result's rule and start line."""
+    sarif = json.loads((repo / "codeif-out" / "codeif.sarif").read_text())
+    return {
+        r["ruleId"]: r["locations"][0]["physicalLocation"].get("region", {}).get("startLine")
+        for r in sarif["runs"][0]["results"]
+    }
+
+
+def feedback_constraints(repo: Path) -> set[str]:
+    lines = (repo / "codeif-out" / "feedback.jsonl").read_text().split("\n")
+    return {v["constraint"] for x in lines if x for v in json.loads(x)["violations"]}
+
+
+def test_a_deleted_rule_file_still_judges_the_change(base_repo: Path, tmp_path: Path) -> None:
+    """The branch deletes the rule file the gate names: pytest would refuse the missing
+    argument (exit 4, nothing judged); the gate reads it as the merge base holds it, and
+    the deletion is a finding on its line 1."""
+    repo = branch(base_repo, tmp_path, VIOLATION)
+    git(repo, "rm", "-q", "rules.codeif.yaml")
+    git(repo, "commit", "-q", "-m", "no more rules")
+    done = run_gate(repo, GITHUB_ACTIONS="true")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "file or directory not found" not in done.stdout + done.stderr
+    assert findings(repo) == {
+        ("no-os", "app/new.py", 1),
+        ("protected-rules", "rules.codeif.yaml", 1),
+    }
+    assert "FAILED rules.codeif.yaml::codeif-gate::protected-rules" in done.stdout
+    assert "the task file rules.codeif.yaml was deleted since main" in done.stdout
+    assert sarif_lines(repo) == {"imports/no-os": 1, "gate/protected-rules": 1}
+    assert "::error file=rules.codeif.yaml,line=1,title=codeif gate/protected-rules" in done.stdout
+    assert feedback_constraints(repo) == {"no-os", "protected-rules"}
+
+
+def test_a_rule_file_deleted_among_other_arguments(base_repo: Path, tmp_path: Path) -> None:
+    """Named with another argument, and under pytest-xdist: each worker collects it."""
+    repo = branch(base_repo, tmp_path, VIOLATION)
+    (repo / "more.codeif.yaml").write_text(RULES.replace("id: repo", "id: more"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "more rules")
+    git(repo, "rm", "-q", "rules.codeif.yaml")
+    git(repo, "commit", "-q", "-m", "no more rules")
+    done = shell(
+        repo,
+        "codeif gate rules.codeif.yaml more.codeif.yaml --codeif-changed-since=main "
+        "--codeif-report=codeif-out/report.json -n 2",
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    # more.codeif.yaml was added by the change: it holds no task of the merge base's.
+    assert findings(repo) == {
+        ("no-os", "app/new.py", 1),
+        ("protected-rules", "more.codeif.yaml", 1),
+        ("protected-rules", "rules.codeif.yaml", 1),
+    }
+
+
+def test_a_rule_removed_from_the_rule_file_is_a_finding_on_a_line(
+    base_repo: Path, tmp_path: Path
+) -> None:
+    """An edit that only removes lines adds none: the finding is placed where they were
+    removed (the line they followed), so SARIF has a startLine and the annotation a line."""
+    more = (
+        "  - id: more\n    directory: app\n    constraints:\n"
+        "      - {id: no-sys, check: imports, forbid: [sys]}\n"
+    )
+    base = branch(base_repo, tmp_path / "base", {"rules.codeif.yaml": RULES + more})
+    git(base, "branch", "-q", "-f", "main", "HEAD")
+    git(base, "checkout", "-q", "main")
+    git(base, "branch", "-q", "-D", "feature")
+    repo = branch(base, tmp_path / "b", {**VIOLATION, "rules.codeif.yaml": RULES})
+    done = run_gate(repo, GITHUB_ACTIONS="true")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert findings(repo) == {
+        ("no-os", "app/new.py", 1),
+        ("protected-rules", "rules.codeif.yaml", 5),
+    }
+    assert sarif_lines(repo) == {"imports/no-os": 1, "gate/protected-rules": 5}
+    assert "::error file=rules.codeif.yaml,line=5,title=codeif gate/protected-rules" in done.stdout
+
+
+def test_the_first_changed_line_of_a_diff() -> None:
+    from pytest_codeif.gate.changes import first_hunk_line
+
+    head = b"diff --git a/r.yaml b/r.yaml\n--- a/r.yaml\n+++ b/r.yaml\n"
+    assert first_hunk_line(head + b"@@ -3 +3 @@\n-a\n+b\n@@ -9,0 +10,2 @@\n+c\n+d\n") == 3
+    assert first_hunk_line(head + b"@@ -6,4 +5,0 @@\n-x\n-y\n-z\n-w\n") == 5
+    assert first_hunk_line(head + b"@@ -1,2 +0,0 @@\n-x\n-y\n") == 1  # removed at the top
+    assert first_hunk_line(b"diff --git a/x b/x\nold mode 100644\nnew mode 100755\n") == 1
+    assert first_hunk_line(b"") == 1

@@ -219,11 +219,11 @@ def blob_at(changes: ChangedCode, path: str, *, timeout: float = GIT_TIMEOUT) ->
     return done.stdout if done.returncode == 0 else None
 
 
-def first_changed_line(
-    changes: ChangedCode, path: str, *, timeout: float = GIT_TIMEOUT
-) -> int | None:
-    """The first added or modified line of the file at `path` since the merge base (1
-    for an untracked file); None when no line was added (a deletion, a removal of lines)."""
+def first_changed_line(changes: ChangedCode, path: str, *, timeout: float = GIT_TIMEOUT) -> int:
+    """Where the file at `path` first changed since the merge base, as a line of the
+    file as it is now: the first line of its first hunk; for a hunk that only removed
+    lines, the line they followed (1 at the top). 1 when the diff has no hunk (an
+    untracked or deleted file, a binary file, a change of mode or type alone)."""
     if path in changes.untracked:
         return 1
     patch = _Git(timeout)(
@@ -237,8 +237,19 @@ def first_changed_line(
         "--",
         path,
     )
-    lines = parse_patch(patch.stdout).get(path)
-    return min(lines) if lines else None
+    return first_hunk_line(patch.stdout)
+
+
+def first_hunk_line(patch: bytes) -> int:
+    """The new-file line of the first hunk of a one-file `git diff --unified=0` patch
+    (its hunks come in line order): its first line, or for a hunk adding none the line
+    its removal followed; 1 when there is no hunk. With no context lines, every body
+    line starts with `+`, `-` or `\\`: a line starting `@@ -` is a hunk header."""
+    for raw in patch.split(b"\n"):
+        hunk = _HUNK.match(raw)
+        if hunk is not None:
+            return max(int(hunk.group(3)), 1)
+    return 1
 
 
 class _Git:

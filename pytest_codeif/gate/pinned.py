@@ -11,14 +11,20 @@ add a `conftest.py` that empties the item list or sets the exit status, or put
   changed (`code:`, `response:`) is read as it is: that code is the change judged.
   Unchanged files are read from the disk (they hold the merge base's bytes); task files
   are never read through pytest's cache folder, which the change could have planted.
+  A task file named on the command line that the change deleted would stop pytest
+  (`file or directory not found`, a usage error, before any rule ran): it is taken out
+  of pytest's arguments at configure time and collected by `GateGuard`, read as the
+  merge base holds it (`deleted_arguments`).
 - **Protected changes are findings.** A change to those files, to a `conftest.py` or to
   pytest's configuration that this session would read (`protected_changes`) is one
   failing item per file, `PATH::codeif-gate::protected-KIND`: a violated constraint of
-  the check `gate` with the file and line as evidence, so it reaches SARIF, annotations,
-  junit XML and the feedback like any finding. The baseline never absorbs it, and a
-  passing `--codeif-fail-under` / `--codeif-max-violations` gate does not excuse it
-  (`GateGuard.pytest_runtestloop`). It needs a person: the gate cannot tell a reviewed
-  rule change from a change that switches a rule off.
+  the check `gate` with the file and line as evidence (the first changed line of the
+  diff, the line a removal followed; 1 for a deleted file or a diff with no line), so
+  it reaches SARIF, annotations, junit XML and the feedback like any finding. The
+  baseline never absorbs it, and a passing `--codeif-fail-under` /
+  `--codeif-max-violations` gate does not excuse it (`GateGuard.pytest_runtestloop`).
+  It needs a person: the gate cannot tell a reviewed rule change from a change that
+  switches a rule off.
 - **The invocation.** pytest imports the `conftest.py` files of its arguments' folders,
   and reads its configuration file, before any plugin hook runs: no plugin can undo
   them. The protection is the invocation (`codeif gate`, which runs pytest with
@@ -112,7 +118,8 @@ class ProtectedChange:
     shown: str  # relative to pytest's rootdir, as reports show paths
     kind: Kind
     status: str  # git's letter: A, M, D, T
-    line: int | None  # where the change is (the first changed line, the section's header)
+    line: int  # where the change is (the first changed line, the section's header; 1
+    # for a deleted file or a diff with no line, a change of mode)
 
     @property
     def verb(self) -> str:
@@ -274,7 +281,7 @@ def protected_changes(
                 shown=_shown(changes, path),
                 kind=kind,
                 status=status,
-                line=None if status == "D" else _line(changes, path, name, kind),
+                line=1 if status == "D" else _line(changes, path, name, kind),
             )
         )
     return found
@@ -284,7 +291,7 @@ def _shown(changes: ChangedCode, path: str) -> str:
     return Path(os.path.relpath(changes.toplevel / path, changes.rootdir.resolve())).as_posix()
 
 
-def _line(changes: ChangedCode, path: str, name: str, kind: Kind) -> int | None:
+def _line(changes: ChangedCode, path: str, name: str, kind: Kind) -> int:
     header = _SECTION_HEADER.get(name) if kind == "config" else None
     if header is not None:
         text = _working_bytes(changes.toplevel / path)
@@ -295,7 +302,7 @@ def _line(changes: ChangedCode, path: str, name: str, kind: Kind) -> int | None:
     try:
         return first_changed_line(changes, path)
     except GitError:
-        return None
+        return 1
 
 
 def _working_bytes(path: Path, limit: int = _MAX_CONFIG_BYTES) -> bytes | None:
@@ -370,6 +377,37 @@ class PinnedTaskFiles(TaskFileCache):
         return parse_task_file(load_yaml_bytes(path, raw), self.registry, root)
 
 
+def deleted_arguments(
+    config: pytest.Config, changes: ChangedCode, statuses: Mapping[str, str]
+) -> list[Path]:
+    """The task files named on the command line that the change deleted (absolute),
+    taken out of `config.args`: pytest would stop at them (`file or directory not found`,
+    a usage error) before judging anything. `GateGuard` collects them as the session's
+    own files, read as the merge base holds them (`PinnedTaskFiles`), so that their rules
+    still judge the change; their deletion is a `protected-rules` finding. Only a whole
+    file counts (not `FILE::NODE`, not a deleted folder), and only one the merge base
+    holds a file at whose name `codeif_patterns` matches."""
+    patterns = [str(p) for p in config.getini("codeif_patterns")]
+    deleted: list[Path] = []
+    kept: list[str] = []
+    for arg in config.args:
+        text = str(arg)
+        target = Path(os.path.normpath(Path(config.invocation_params.dir, text).absolute()))
+        relative = None if "::" in text else changes.repo_path(target)
+        if (
+            relative is not None
+            and statuses.get(relative) == "D"
+            and not os.path.lexists(target)
+            and any(fnmatch.fnmatch(target.name, p) for p in patterns)
+        ):
+            if target not in deleted:
+                deleted.append(target)
+        else:
+            kept.append(arg)
+    config.args[:] = kept
+    return deleted
+
+
 def read_pinned_baseline(changes: ChangedCode, relative: str, shown: str) -> Baseline:
     """The baseline at `relative` (a repository path) as the merge base holds it; empty
     when it holds none (the change added it: it accepts nothing)."""
@@ -434,7 +472,7 @@ class ProtectedChangeItem(pytest.Item):
         pytest.fail(self.text, pytrace=False)
 
     def reportinfo(self) -> tuple[Any, int | None, str]:
-        line = self.change.line - 1 if self.change.line else None
+        line = self.change.line - 1
         return self.config.rootpath / self.change.shown, line, f"codeif gate: {self.change.shown}"
 
 
@@ -476,7 +514,7 @@ def protected_record(
         ],
         "notes": list(extra),
         "cached": False,
-        "line": change.line or 1,
+        "line": change.line,
         "constraint": constraint,
         "check": CHECK,
         "category": CATEGORY,
@@ -491,7 +529,7 @@ def protected_record(
 
 def _item_text(record: Record) -> str:
     [finding] = record["evidence"]
-    where = f"{finding['path']}:{finding['line']}" if finding["line"] else finding["path"]
+    where = f"{finding['path']}:{finding['line']}"
     lines = [f"constraint {record['constraint']!r} violated (check {CHECK}):"]
     lines.append(f"  {where}: [{finding['rule']}] {finding['message']}")
     lines += [f"note: {note}" for note in record["notes"]]
@@ -512,12 +550,14 @@ class GateGuard:
         *,
         reasons: list[str],
         taskfiles: PinnedTaskFiles | None,
+        deleted: list[Path] | None = None,
     ) -> None:
         self.config = config
         self.changes = changes
         self.found = found
         self.reasons = reasons
         self.taskfiles = taskfiles
+        self.deleted = deleted or []
         self.failed = 0
 
     def _warning(self) -> str:
@@ -537,6 +577,20 @@ class GateGuard:
             lines.append(self._warning())
         return lines
 
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(
+        self, collector: pytest.Collector
+    ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+        """The session collects the task files the change deleted from the command line
+        (`deleted_arguments`) after its arguments, as pytest collects any file."""
+        report = yield
+        if self.deleted and isinstance(collector, pytest.Session) and report.passed:
+            result = list(report.result)
+            for path in self.deleted:
+                result += collector.ihook.pytest_collect_file(file_path=path, parent=collector)
+            report.result = result
+        return report
+
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
@@ -549,7 +603,8 @@ class GateGuard:
             if relative not in known:  # read and pinned, though not found up front
                 status = "M" if self.changes.has_file(relative) else "D"
                 shown = _shown(self.changes, relative)
-                found.append(ProtectedChange(relative, shown, "rules", status, None))
+                line = 1 if status == "D" else _line(self.changes, relative, "", "rules")
+                found.append(ProtectedChange(relative, shown, "rules", status, line))
         notes = [f"this run is not protected: {r}" for r in self.reasons]
         for change in found:
             name = f"protected-{change.kind}"
