@@ -48,6 +48,7 @@ from pytest_codeif.gate.pinned import (
     GateGuard,
     PinnedTaskFiles,
     RulesDiff,
+    deleted_arguments,
     protected_changes,
     read_pinned_baseline,
     unprotected,
@@ -179,6 +180,9 @@ def _protect(config: pytest.Config, changes: ChangedCode, baseline: Path | None)
     relative = changes.repo_path(baseline.absolute()) if baseline is not None else None
     rules = RulesDiff(changes, statuses)
     found = protected_changes(config, changes, statuses, relative, rules)
+    # A task file named on the command line that the change deleted: pytest would refuse
+    # the argument; the guard collects it, read as the merge base holds it.
+    deleted = deleted_arguments(config, changes, statuses)
     state = config.stash.get(STATE_KEY, None)
     taskfiles = None
     if state is not None:
@@ -192,6 +196,7 @@ def _protect(config: pytest.Config, changes: ChangedCode, baseline: Path | None)
         found,
         reasons=unprotected(config, changes),
         taskfiles=taskfiles,
+        deleted=deleted,
     )
     config.pluginmanager.register(guard, "codeif-gate-guard")
     return relative if relative in statuses else None
