@@ -38,7 +38,8 @@ def make_project(pytester: pytest.Pytester, *, strict: bool = True) -> None:
         '[tool.ruff.lint.isort]\nknown-first-party = ["acme"]\n'
     )
     (proj / "mypy.ini").write_text(
-        f"[mypy]\nmypy_path = src\nignore_missing_imports = True\ndisallow_untyped_defs = {strict}\n"
+        "[mypy]\nmypy_path = src\nignore_missing_imports = True\n"
+        f"disallow_untyped_defs = {strict}\n"
     )
     (proj / "src" / "acme" / "__init__.py").write_text("")
     (proj / "src" / "acme" / "util.py").write_text("import os  # noqa: F401\n")
@@ -63,7 +64,7 @@ def test_the_projects_own_configuration_decides_when_the_task_opts_in(
     assert found["staged"]["status"] == "violated"
     assert {f["rule"] for f in found["staged"]["evidence"]} == {"I001"}
     assert found["own"]["status"] == "satisfied", found["own"]
-    # `# noqa` stays disregarded unless the task allows it.
+    # A noqa comment stays disregarded unless the task allows it.
     assert found["noqa"]["status"] == "violated"
     # The staged run knows neither `mypy_path = src` nor the untyped-def rule.
     assert {f["rule"] for f in found["mypy-staged"]["evidence"]} == {"import-not-found"}

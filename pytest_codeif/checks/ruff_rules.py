@@ -56,11 +56,11 @@ class RuffCheck(Check):
     configuration for the whole session, with only the settings the task gives: config
     files and `# noqa` comments beside the code are ignored.
 
-    Options: `select` (required: rule codes or prefixes, e.g. `[E, W]`, `[C901]`),
-    `ignore`, `line-length`, `max-complexity`, `convention` (google, numpy, pep257),
-    `target-version` (e.g. py39), `preview`, and `settings` for any other ruff setting by
-    its dotted name (e.g. `lint.pylint.max-args: 3`). `# noqa` comments in the code are
-    disregarded (and reported) unless `allow-suppressions: true`.
+    Options: `select` (required unless `project-config: true`: rule codes or prefixes,
+    e.g. `[E, W]`, `[C901]`), `ignore`, `line-length`, `max-complexity`, `convention`
+    (google, numpy, pep257), `target-version` (e.g. py39), `preview`, and `settings` for
+    any other ruff setting by its dotted name (e.g. `lint.pylint.max-args: 3`). `# noqa`
+    comments in the code are disregarded (and reported) unless `allow-suppressions: true`.
 
     `project-config: true` (for `directory:` code only: a team's own repository, never a
     model's response) runs ruff with the project's own configuration, the first of
