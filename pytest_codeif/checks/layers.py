@@ -239,7 +239,9 @@ class LayersCheck(Check):
 
     Options: `layers` (required, top first: a module name; several siblings in one
     layer as a list `[orders, users]` or `orders | users`, which must not import each
-    other, or `orders : users`, which may), `containers` (packages that each hold the
+    other, or `orders : users`, which may; in YAML quote a line holding ` : `, which
+    would otherwise read as a mapping; siblings may be optional each, `"(services) :
+    (selectors)"`), `containers` (packages that each hold the
     layers, whose names are then relative: `containers: [app]` with `api` means
     `app.api`; `*` wildcards allowed), `ignore-imports` (import-linter's
     `importer -> imported`, each side a module or a `*`/`**` wildcard expression),
@@ -259,6 +261,10 @@ class LayersCheck(Check):
           containers: [app]
           layers: ["(api)", "(services)", "(repositories)", "(models)"]
           min-layers: 3
+
+        - check: layers                 # quoted: `a : b` is a YAML mapping unquoted
+          containers: ["styleguide_example.*"]
+          layers: ["(apis)", "(services) : (selectors)", "(models)"]
     """
 
     name = "layers"
