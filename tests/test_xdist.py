@@ -72,7 +72,7 @@ def test_same_outcomes_summary_and_report_as_a_plain_run(
 
 
 def test_split_by_task_keeps_tasks_whole_and_blocks_even() -> None:
-    from pytest_codeif.xdist_scheduling import split_by_task
+    from pytest_codeif.collection.xdist_scheduling import split_by_task
 
     collection = [f"f.yaml::t{t}::c{c}" for t in range(10) for c in range(3)]
     blocks = split_by_task(collection, 2)

@@ -24,10 +24,10 @@ from typing import Any
 import pytest
 
 from pytest_codeif.checks.base import advice_of
+from pytest_codeif.collection.items_mode import TASK_ITEMS, items_mode
 from pytest_codeif.errors import Location, TaskFileError, format_key_path
 from pytest_codeif.gate.apply import apply_gate, mark_skipped, skip_reason
 from pytest_codeif.gate.session import gate_state
-from pytest_codeif.items_mode import TASK_ITEMS, items_mode
 from pytest_codeif.outcome import FunctionalOutcome, Undecidable, Verdict
 from pytest_codeif.report.records import (
     Record,

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pytest_codeif.collect import ConstraintItem, FunctionalItem, TaskItem
+from pytest_codeif.collection.items import ConstraintItem, FunctionalItem, TaskItem
 from pytest_codeif.state import CodeifState
 
 
@@ -56,7 +56,7 @@ def own_share(session: pytest.Session) -> list[pytest.Item] | None:
     if not workerinput.get("codeif_task_blocks"):
         return None
     # Only under pytest-xdist, which this module must not require.
-    from pytest_codeif.xdist_scheduling import split_by_task, worker_number  # noqa: PLC0415
+    from pytest_codeif.collection.xdist_scheduling import split_by_task, worker_number  # noqa: PLC0415
 
     number = worker_number(str(workerinput.get("workerid", "")))
     count = int(workerinput.get("workercount", 0) or 0)
