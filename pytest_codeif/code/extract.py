@@ -1,11 +1,12 @@
-"""Find the Python code in a raw model response (markdown with fenced blocks).
+"""Find the code of one language in a raw model response (markdown with fenced blocks).
 
-Rules, in order: blocks tagged as Python (python, py, python3, py3) are taken; if there
+Rules, in order: blocks tagged as the language (for Python: python, py, python3, py3)
+are taken; if there
 are none, untagged blocks are taken; blocks tagged with another language (bash, json,
 text...) never are. Several blocks are joined in order, a blank line apart. A fence left
 open runs to the end of the response. An `<artifact language="python">` element counts as
 a Python block. With no block at all, a response that parses as Python as a whole (and is
-more than one bare expression) is taken as code: about half of one small model's answers
+more than one bare expression) is taken as Python code: about half of one small model's answers
 in the MultiCodeIF corpus are bare code. Anything else is "no code".
 """
 
@@ -15,9 +16,9 @@ import ast
 import re
 import warnings
 from dataclasses import dataclass
-from typing import Final
 
-_PYTHON_TAGS: Final = frozenset({"python", "py", "python3", "py3", "ipython", "pycon3"})
+from pytest_codeif.code.languages import PYTHON, Language
+
 # Responses are hostile text: possessive quantifiers keep these matches linear (a line of
 # "```" and 40,000 spaces took 7 s with plain ones, and hours at the size bound).
 _OPEN = re.compile(r"^(?P<indent>[ \t]*+)(?P<fence>`{3,}+|~{3,}+)[ \t]*+(?P<info>[^`\n]*+)$")
@@ -71,12 +72,19 @@ def find_blocks(response: str) -> list[CodeBlock]:
 
 def extract_python(response: str) -> ExtractedCode | None:
     """The Python code of `response`, or None when it holds no usable block."""
+    return extract_code(response, PYTHON)
+
+
+def extract_code(response: str, language: Language) -> ExtractedCode | None:
+    """The code in `language` of `response`, or None when it holds no usable block."""
     blocks = find_blocks(response) + _artifacts(response)
     blocks.sort(key=lambda b: b.first_line)
-    chosen = [b for b in blocks if b.tag in _PYTHON_TAGS] or [b for b in blocks if not b.tag]
+    tags = language.fence_tags
+    chosen = [b for b in blocks if b.tag in tags] or [b for b in blocks if not b.tag]
     chosen = [b for b in chosen if b.text.strip()]
     if not chosen:
-        return _bare(response) if not blocks else None
+        # Only Python is recognised without a fence (see the module docstring).
+        return _bare(response) if not blocks and language is PYTHON else None
     text_parts: list[str] = []
     origin: list[int] = []
     for block in chosen:

@@ -7,9 +7,10 @@ builds the graph once per code unit and answers them with import-linter's and gr
 semantics, so that a contract a team already runs with `lint-imports` means the same
 here (the test suite runs both on the same projects and compares).
 
-Building (`build_import_graph`):
+Building (`build_import_graph`), per language (a graph holds the files of one language;
+Python is the only language with an import reader today, see `GRAPH_BUILDERS`):
 
-- Every importable file of the unit is a module, named as Python's path finder would
+- Every importable Python file of the unit is a module, named as Python's path finder would
   (`pytest_codeif.code.module_names`: packages, namespace packages, `src/` layouts);
   every package, namespace packages included, is a module too. A file no import can
   reach (`a.b.py`) has no name and contributes nothing (`unnamed` says why); a file
@@ -69,8 +70,10 @@ from pytest_codeif.code.import_statements import (
     scan_statements,
     statements_of_tree,
 )
+from pytest_codeif.code.languages import PYTHON
 from pytest_codeif.code.module_names import ModuleNames, did_you_mean, resolve_relative
 from pytest_codeif.code.unit import CodeUnit, SourceFile
+from pytest_codeif.outcome import Undecidable
 
 #: Graphs kept by `import_graph_of`: a task's constraints are decided one after another,
 #: so the last few units are all that is asked for again.
@@ -676,15 +679,23 @@ def parse_source(text: str, relpath: str) -> ast.Module | str:
         return f"cannot parse: {exc}"
 
 
-def build_import_graph(unit: CodeUnit, *, syntax_checked: bool = False) -> ImportGraph:
-    """The import graph of every file of `unit` (see the module docstring).
+def build_import_graph(
+    unit: CodeUnit, *, syntax_checked: bool = False, language: str = PYTHON.name
+) -> ImportGraph:
+    """The import graph of every file of `unit` written in `language` (see the module
+    docstring); `Undecidable("invalid-task")` for a language without an import reader.
 
     With `syntax_checked` (every file is known to parse: the engine checks that before
     any check runs), import statements are scanned from the text, several times faster
     than parsing; otherwise each file is parsed with `ast`, and one that does not parse
     is listed in `unparsed`.
     """
-    return graph_of_sources(unit.files, unit.names, syntax_checked=syntax_checked)
+    builder = GRAPH_BUILDERS.get(language)
+    if builder is None:
+        raise Undecidable(
+            "invalid-task", f"the imports of {language} code cannot be read: no import reader"
+        )
+    return builder(unit.files_in(language), unit.names, syntax_checked=syntax_checked)
 
 
 def graph_of_sources(
@@ -762,6 +773,18 @@ def graph_of_sources(
     )
 
 
+class GraphBuilder(Protocol):
+    """Builds the import graph of one language's files (named by the unit's `names`)."""
+
+    def __call__(
+        self, files: Sequence[SourceFile], names: ModuleNames | None, *, syntax_checked: bool
+    ) -> ImportGraph: ...
+
+
+#: The import reader of each language, by name.
+GRAPH_BUILDERS: Final[dict[str, GraphBuilder]] = {PYTHON.name: graph_of_sources}
+
+
 def _as_import(item: Unresolved) -> Import:
     """`item` as an import (of its name), for the filters `ImportGraph.without` takes."""
     return Import(item.importer, item.name, item.relpath, item.line, item.type_checking)
@@ -772,26 +795,27 @@ class _HasUnit(Protocol):
     def unit(self) -> CodeUnit: ...
 
 
-_GRAPHS: OrderedDict[str, tuple[CodeUnit, ImportGraph]] = OrderedDict()
+_GRAPHS: OrderedDict[tuple[str, str], tuple[CodeUnit, ImportGraph]] = OrderedDict()
 
 
-def import_graph_of(ctx: _HasUnit) -> ImportGraph:
-    """The import graph of the check context's unit, built once per unit.
+def import_graph_of(ctx: _HasUnit, language: str = PYTHON.name) -> ImportGraph:
+    """The import graph of the check context's unit in `language`, built once per unit.
 
     The engine has checked every file's syntax before a check runs, so the imports are
     scanned from the text.
 
-    Kept for the last `GRAPHS_KEPT` units, keyed by the unit's key and valid only for
-    that very unit object (a sample's unit reuses a key with other code).
+    Kept for the last `GRAPHS_KEPT` units, keyed by the unit's key and the language and
+    valid only for that very unit object (a sample's unit reuses a key with other code).
     """
     unit = ctx.unit
-    kept = _GRAPHS.get(unit.key)
+    key = (unit.key, language)
+    kept = _GRAPHS.get(key)
     if kept is not None and kept[0] is unit:
-        _GRAPHS.move_to_end(unit.key)
+        _GRAPHS.move_to_end(key)
         return kept[1]
-    graph = build_import_graph(unit, syntax_checked=True)
-    _GRAPHS[unit.key] = (unit, graph)
-    _GRAPHS.move_to_end(unit.key)
+    graph = build_import_graph(unit, syntax_checked=True, language=language)
+    _GRAPHS[key] = (unit, graph)
+    _GRAPHS.move_to_end(key)
     while len(_GRAPHS) > GRAPHS_KEPT:
         _GRAPHS.popitem(last=False)
     return graph

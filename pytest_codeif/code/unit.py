@@ -14,11 +14,12 @@ from pathlib import Path, PurePosixPath
 from typing import Final
 
 from pytest_codeif.code.extract import extract_python
+from pytest_codeif.code.languages import PYTHON, language_of_file, language_of_path, languages
 from pytest_codeif.code.module_names import ModuleNames, module_names
 from pytest_codeif.code.names import ModulePlace
-from pytest_codeif.code.walk import InvalidPatternError, python_files
+from pytest_codeif.code.walk import InvalidPatternError, source_files
 from pytest_codeif.outcome import Undecidable
-from pytest_codeif.spec import PYTHON_SUFFIXES, CodeSpec
+from pytest_codeif.spec import CodeSpec
 
 #: Module name of code given inline, as a file or as a response.
 SINGLE_MODULE: Final = "solution"
@@ -32,12 +33,14 @@ MAX_UNIT_FILES: Final = 10_000
 
 @dataclass(frozen=True)
 class SourceFile:
-    """One module of the code under evaluation."""
+    """One module of the code under evaluation, in one language."""
 
     relpath: str  # POSIX path inside the unit, e.g. "solution.py" or "pkg/mod.py"
     text: str
     origin: Path  # the file the text was read from (for inline code: the task file)
     line_origin: tuple[int, ...] | None = None  # origin line per line; None: the same line
+    #: The name of its `Language` (see `languages.py`): what parses it and reads its imports.
+    language: str = PYTHON.name
 
     @property
     def module(self) -> str:
@@ -68,12 +71,24 @@ class CodeUnit:
         return next((f for f in self.files if f.relpath == relpath), None)
 
     @cached_property
+    def languages(self) -> frozenset[str]:
+        """The names of the languages the unit's files are written in."""
+        return frozenset(f.language for f in self.files)
+
+    def files_in(self, language: str) -> tuple[SourceFile, ...]:
+        """The unit's files written in `language`, in the unit's order."""
+        if self.languages == {language}:
+            return self.files
+        return tuple(f for f in self.files if f.language == language)
+
+    @cached_property
     def names(self) -> ModuleNames | None:
         """Every file's absolute module name (projects only), as Python would import it."""
         if not self.is_project:
             return None
         try:
-            return module_names([f.relpath for f in self.files], self.root_package)
+            python = self.files_in(PYTHON.name)
+            return module_names([f.relpath for f in python], self.root_package)
         except ValueError:
             return None  # paths that cannot name modules: relative imports stay unresolved
 
@@ -102,12 +117,13 @@ def load_unit(spec: CodeSpec, task_path: Path, key: str, module: str | None = No
     if spec.kind == "directory":
         folder = task_path.parent / spec.value
         files = _read_directory(folder, spec.exclude)
-        main = module or _only_top_module(files)
+        main = module or _only_top_module(tuple(f for f in files if f.language == PYTHON.name))
         package = folder.resolve().name if (folder / "__init__.py").is_file() else None
         return _bounded(CodeUnit(key, files, main, is_project=True, root_package=package))
-    if spec.kind == "file" and spec.value.lower().endswith(PYTHON_SUFFIXES):
+    written_in = language_of_file(spec.value) if spec.kind == "file" else None
+    if written_in is not None:
         path = (task_path.parent / spec.value).resolve()
-        source = _read_file(path, f"{SINGLE_MODULE}.py")
+        source = _read_file(path, SINGLE_MODULE + written_in.single_suffix, written_in.name)
         return _bounded(CodeUnit(key, (source,), SINGLE_MODULE, False))
     if spec.kind in ("file", "response-file"):
         source = _response_file((task_path.parent / spec.value).resolve())
@@ -191,7 +207,7 @@ def _response_file(path: Path) -> SourceFile:
     return SourceFile(f"{SINGLE_MODULE}.py", extracted.text, path, tuple(extracted.line_origin))
 
 
-def _read_file(path: Path, relpath: str) -> SourceFile:
+def _read_file(path: Path, relpath: str, language: str = PYTHON.name) -> SourceFile:
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except OSError as exc:
@@ -200,28 +216,31 @@ def _read_file(path: Path, relpath: str) -> SourceFile:
         raise Undecidable("syntax-error", f"{path} is not valid UTF-8") from None
     if not text.strip():
         raise Undecidable("no-code", f"{path} is empty")
-    return SourceFile(relpath, text, path)
+    return SourceFile(relpath, text, path, language=language)
 
 
 def _read_directory(root: Path, exclude: Sequence[str]) -> tuple[SourceFile, ...]:
-    """Every Python file of the project at `root` as git would list it (`.gitignore`
-    honoured, vendored, built and virtualenv folders skipped, `exclude` applied)."""
+    """Every source file of the project at `root` as git would list it (`.gitignore`
+    honoured, vendored, built and virtualenv folders skipped, `exclude` applied), each
+    in the language its suffix names."""
     try:
-        listed = python_files(root, exclude)
+        listed = source_files(root, exclude)
     except InvalidPatternError as exc:
         raise Undecidable("invalid-task", str(exc)) from None
     except OSError as exc:
         raise Undecidable("missing-file", f"cannot read {root}: {exc.strerror}") from None
     found: list[SourceFile] = []
     for rel in listed:
+        written_in = language_of_path(rel) or PYTHON
         try:
-            found.append(_read_file(root / rel, rel))
+            found.append(_read_file(root / rel, rel, written_in.name))
         except Undecidable as exc:
             if exc.kind != "no-code":  # an empty __init__.py is normal
                 raise
-            found.append(SourceFile(rel, "", root / rel))
+            found.append(SourceFile(rel, "", root / rel, language=written_in.name))
     if not any(f.text.strip() for f in found):
-        raise Undecidable("no-code", f"no Python code under {root}")
+        named = " or ".join(lang.name.capitalize() for lang in languages())
+        raise Undecidable("no-code", f"no {named} code under {root}")
     return tuple(found)
 
 

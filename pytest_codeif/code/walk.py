@@ -1,4 +1,4 @@
-"""The Python source files of a project directory, listed as git would see them.
+"""The source files of a project directory, listed as git would see them.
 
 A task may name a whole project as the code under evaluation; vendored, built and
 ignored code (``node_modules/``, ``build/``, a virtualenv, what ``.gitignore`` ignores)
@@ -6,8 +6,9 @@ is not the answer, and one syntax error in it must not turn every constraint int
 
 What is listed, and why:
 
-- Only ``*.py`` files. Stubs (``.pyi``) are not listed: they hold no code that runs, and
-  the evaluation has only ever read ``.py`` files.
+- Only source files of the registered languages (see `languages.py`): for Python,
+  ``*.py`` files. Stubs (``.pyi``) are not listed: they hold no code that runs, and the
+  evaluation has only ever read ``.py`` files. `python_files` lists Python's alone.
 - ``.gitignore`` files are honoured with git's semantics, the way ``git ls-files --others
   --exclude-standard`` lists untracked files: the root's and nested ones (patterns
   relative to the folder that holds them), negation, folder-only, anchored and ``**``
@@ -49,6 +50,8 @@ from typing import Final, Literal
 from pathspec import GitIgnoreSpec
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
+from pytest_codeif.code.languages import PYTHON, source_suffixes
+
 #: Why a file or folder is not listed.
 SkipReason = Literal[
     "hidden",  # a folder whose name starts with "."
@@ -84,7 +87,6 @@ ALWAYS_SKIPPED: Final[Mapping[str, SkipReason]] = {
 }
 #: Folder names skipped unless they hold an ``__init__.py`` (then they are packages).
 BUILD_OUTPUT: Final = frozenset({"build", "dist"})
-_SOURCE_SUFFIX: Final = ".py"
 _IGNORE_FILE: Final = ".gitignore"
 #: A negation that matches every path below a folder through that folder, never a path
 #: itself: last in a `GitIgnoreSpec`, it keeps whatever only a parent folder matched.
@@ -117,6 +119,11 @@ class ProjectFiles:
     skipped: tuple[Skipped, ...]  # sorted by path; non-Python files are not reported
 
 
+def source_files(root: Path, exclude: Sequence[str] = ()) -> list[str]:
+    """Like `python_files`, for the source files of every registered language."""
+    return list(scan_project(root, exclude, source_suffixes()).files)
+
+
 def python_files(root: Path, exclude: Sequence[str] = ()) -> list[str]:
     """The ``*.py`` files under `root` as sorted POSIX paths relative to it.
 
@@ -128,8 +135,11 @@ def python_files(root: Path, exclude: Sequence[str] = ()) -> list[str]:
     return list(scan_project(root, exclude).files)
 
 
-def scan_project(root: Path, exclude: Sequence[str] = ()) -> ProjectFiles:
-    """Like `python_files`, also telling which folders and ``.py`` files were skipped, and why."""
+def scan_project(
+    root: Path, exclude: Sequence[str] = (), suffixes: tuple[str, ...] = PYTHON.suffixes
+) -> ProjectFiles:
+    """Like `python_files` (for files ending in one of `suffixes`), also telling which
+    folders and source files were skipped, and why."""
     if isinstance(exclude, str):
         raise TypeError("exclude is a sequence of patterns, not a single string")
     task_rules = tuple(rule for pattern in exclude if (rule := _exclude_rule(pattern)))
@@ -167,7 +177,7 @@ def scan_project(root: Path, exclude: Sequence[str] = ()) -> ProjectFiles:
                 skipped.append(Skipped(f"{relpath}/", *why))
         dirs[:] = kept
         for name in names:
-            if not name.endswith(_SOURCE_SUFFIX):
+            if not name.endswith(suffixes):
                 continue
             relpath = _join(here, name)
             why = rules.ignoring(relpath, is_dir=False) or _outside(

@@ -1,0 +1,37 @@
+"""Parsing one source file, by the language it is written in.
+
+Python files become `ParsedModule`s (libcst, with positions and scopes), what every
+built-in check reads. A language joins with its own parser here; a file in a language
+with none is a located error, never a file silently left unread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final
+
+from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.languages import PYTHON
+from pytest_codeif.code.names import ModulePlace
+from pytest_codeif.code.unit import SourceFile
+from pytest_codeif.outcome import Undecidable
+
+#: Parses a file placed among its project's modules (None: a single module).
+Parser = Callable[[SourceFile, ModulePlace | None], ParsedModule]
+
+#: The parser of each language, by name.
+PARSERS: Final[dict[str, Parser]] = {PYTHON.name: ParsedModule}
+
+
+def parse_source_file(source: SourceFile, place: ModulePlace | None = None) -> ParsedModule:
+    """`source` parsed by its language's parser; `Undecidable("invalid-task")` naming the
+    file when the language has none (`Undecidable("syntax-error")` from the parser when
+    the text does not parse)."""
+    parser = PARSERS.get(source.language)
+    if parser is None:
+        raise Undecidable(
+            "invalid-task",
+            f"{source.relpath}: {source.language} code cannot be parsed: no parser for the "
+            "language",
+        )
+    return parser(source, place)
