@@ -21,7 +21,7 @@ from typing import Any, Final
 import jsonschema
 import pytest
 
-from pytest_codeif.checks.base import Check, advice_of
+from pytest_codeif.checks.base import Check, advice_of, summary
 from pytest_codeif.checks.builtin import BUILTIN_CHECKS
 from pytest_codeif.checks.registry import CheckRegistrationError, CheckRegistry
 from pytest_codeif.importers.multicodeif import import_multicodeif
@@ -38,7 +38,7 @@ from pytest_codeif.report.json_report import (
     records_of,
     write_atomically,
 )
-from pytest_codeif.report.records import Record
+from pytest_codeif.records import Record
 from pytest_codeif.report.summary import summarize
 from pytest_codeif.report.terminal import render
 from pytest_codeif.testing import is_builtin, origin, verify_samples
@@ -241,7 +241,7 @@ def feedback_command(args: argparse.Namespace) -> int:
     if report is None:
         return 2
     records = [_with_advice(r) for r in records_of(report)]
-    docs = {c.name: (c.__doc__ or "").strip().split("\n", 1)[0] for c in BUILTIN_CHECKS}
+    docs = {c.name: summary(c) for c in BUILTIN_CHECKS}
     fmt = feedback_format(args.output)
     text = render_feedback(records, fmt, docs=docs, lines_of=file_lines(args.root))
     try:

@@ -8,6 +8,7 @@ The engine implements the protocol; checks depend only on it, never on the engin
 
 from __future__ import annotations
 
+import inspect
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -56,6 +57,17 @@ def listed(names: Iterable[object], *, conjunction: str = "and") -> str:
     return f"{', '.join(quoted[:-1])} {conjunction} {quoted[-1]}"
 
 
+def documentation(check: type[Check]) -> str:
+    """`check`'s documentation: its class docstring, indentation removed (empty when it
+    has none). The one reading of it for the docs site, SARIF, feedback and advice."""
+    return inspect.cleandoc(check.__doc__ or "")
+
+
+def summary(check: type[Check]) -> str:
+    """The first line of `check`'s documentation: what it checks, in a sentence."""
+    return (documentation(check).splitlines() or [""])[0]
+
+
 def advice_of(check: Check) -> str:
     """What to do about a violation of `check`'s constraint: its `advise()`, else its
     class's `advice`, else (a check that gives none, or whose `advise()` fails) a
@@ -66,10 +78,9 @@ def advice_of(check: Check) -> str:
         given = type(check).advice
     if isinstance(given, str) and given.strip():
         return " ".join(given.split())
-    lines = (type(check).__doc__ or "").strip().splitlines()
-    summary = lines[0].strip().rstrip(".") if lines else ""
-    if summary:
-        return f"Change the code so that this holds: {summary}."
+    first = summary(type(check)).strip().rstrip(".")
+    if first:
+        return f"Change the code so that this holds: {first}."
     return f"Change the code so that the `{check.name}` check is satisfied."
 
 

@@ -6,7 +6,6 @@ SARIF log, GitHub annotations and the feedback (`feedback.py`), and applies the 
 from __future__ import annotations
 
 import fnmatch
-import inspect
 import os
 from collections.abc import Generator
 from importlib.metadata import version
@@ -15,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from pytest_codeif.checks.base import documentation, summary
 from pytest_codeif.report.annotations import MODES, annotation_lines, enabled
 from pytest_codeif.report.decay import decay
 from pytest_codeif.report.feedback import feedback_format, file_lines, write_text
@@ -24,22 +24,23 @@ from pytest_codeif.report.groups import by_group
 from pytest_codeif.report.groups import render as render_groups
 from pytest_codeif.report.groups import to_dict as groups_to_dict
 from pytest_codeif.report.json_report import build_report, write_atomically
-from pytest_codeif.report.records import Record, lost_record, records_of, tolerable
+from pytest_codeif.records import Record
+from pytest_codeif.report.records import lost_record, records_of, tolerable
 from pytest_codeif.report.rounds import render as render_rounds
 from pytest_codeif.report.rounds import transitions
 from pytest_codeif.report.safe_text import MAX_FAILURE, safe_text
 from pytest_codeif.report.sarif import build_sarif
 from pytest_codeif.report.summary import summarize
 from pytest_codeif.report.terminal import render
-from pytest_codeif.report.thresholds import Gate, GateOutcome, judge, parse_gate
+from pytest_codeif.report.thresholds import Thresholds, ThresholdsOutcome, judge, parse_thresholds
 from pytest_codeif.state import get_state
 from pytest_codeif.tools import tool_versions
 
 _INTERRUPTED = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
 
 
-def _gate(config: pytest.Config) -> Gate:
-    """The gate from the command line, else from the ini options; a bad value is a
+def _thresholds(config: pytest.Config) -> Thresholds:
+    """The thresholds from the command line, else from the ini options; a bad value is a
     usage error, reported before anything runs."""
     fail_under = config.getoption("codeif_fail_under", None)
     if fail_under is None:
@@ -48,7 +49,7 @@ def _gate(config: pytest.Config) -> Gate:
     if limit is None:
         limit = config.getini("codeif_max_violations") or None
     try:
-        return parse_gate(fail_under or [], limit)
+        return parse_thresholds(fail_under or [], limit)
     except ValueError as exc:
         raise pytest.UsageError(f"pytest-codeif: {exc}") from None
 
@@ -69,11 +70,11 @@ class CodeifReporter:
         self.config = config
         self.records: list[Record] = []
         self.patterns: list[str] = list(config.getini("codeif_patterns"))
-        self.gate = _gate(config)
+        self.thresholds = _thresholds(config)
         self.annotate = enabled(_annotation_mode(config), os.environ)
         #: Failed reports of violated constraints: what a passing gate excuses.
         self.tolerable = 0
-        self.gate_outcome: GateOutcome | None = None
+        self.thresholds_outcome: ThresholdsOutcome | None = None
         #: "report written to" lines, printed first in the terminal summary (which pytest
         #: prints after every `pytest_sessionfinish`, where reports are written), outside
         #: the 80-column summary section.
@@ -106,15 +107,15 @@ class CodeifReporter:
         constraints, a missed one makes sure the run fails. A loop that stopped early
         (-x, an interruption) raises through here and is never judged."""
         result = yield
-        if self.gate.active and not self.config.option.collectonly:
-            outcome = GateOutcome(judge(self.gate, summarize(self.records)))
+        if self.thresholds.active and not self.config.option.collectonly:
+            outcome = ThresholdsOutcome(judge(self.thresholds, summarize(self.records)))
             outcome.tolerated = min(self.tolerable, session.testsfailed)
             outcome.others = session.testsfailed - outcome.tolerated
             if outcome.passed:
                 session.testsfailed = outcome.others
             else:
                 session.testsfailed = max(session.testsfailed, 1)
-            self.gate_outcome = outcome
+            self.thresholds_outcome = outcome
         return result
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
@@ -138,11 +139,11 @@ class CodeifReporter:
                 shown += render_rounds(key, transitions(self.records, key))
             for line in shown:
                 terminalreporter.write_line(safe_text(line))
-        if self.gate.active and not self.config.option.collectonly:
-            if self.gate_outcome is None:
+        if self.thresholds.active and not self.config.option.collectonly:
+            if self.thresholds_outcome is None:
                 terminalreporter.write_line("codeif gate not judged: the run stopped early")
             else:
-                for line in self.gate_outcome.lines():
+                for line in self.thresholds_outcome.lines():
                     terminalreporter.write_line(line)
 
     @pytest.hookimpl(trylast=True)
@@ -185,10 +186,7 @@ class CodeifReporter:
             return
         rootdir = self.config.rootpath
         root = source_root(rootdir)
-        docs = {
-            check.name: (inspect.cleandoc(check.__doc__ or "").splitlines() or [""])[0]
-            for check in get_state(self.config).registry
-        }
+        docs = {check.name: summary(check) for check in get_state(self.config).registry}
         for path in paths:
             target = self._target(path, base)
             fmt = feedback_format(target)
@@ -209,16 +207,16 @@ class CodeifReporter:
     def _sarif(self, exit_status: int, complete: bool) -> dict[str, Any]:
         registry = get_state(self.config).registry
         rootdir = self.config.rootpath
-        gate = self.gate_outcome
+        gate = self.thresholds_outcome
         return build_sarif(
             self.records,
-            docs={check.name: inspect.cleandoc(check.__doc__ or "") for check in registry},
+            docs={check.name: documentation(check) for check in registry},
             rootdir=rootdir,
             root=source_root(rootdir),
             version=version("pytest-codeif"),
             exit_status=exit_status,
             complete=complete,
-            gate=None if gate is None else [v.to_dict() for v in gate.verdicts],
+            gate=None if gate is None else [r.to_dict() for r in gate.results],
         )
 
     def _group_by(self) -> str | None:
