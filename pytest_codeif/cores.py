@@ -24,7 +24,7 @@ def cores_for_this_process() -> int:
     return max(1, (os.cpu_count() or 1) // max(1, workers))
 
 
-class CoreGate:
+class CoreLimit:
     """At most `cores` runs at once hold a core; a run waiting that long is let go.
 
     Sandboxed runs are started by more threads than there are cores, so that a run

@@ -10,7 +10,7 @@ from concurrent.futures import Future
 import pytest
 
 from pytest_codeif.checks.complexity import ComplexityCheck
-from pytest_codeif.cores import CoreGate
+from pytest_codeif.cores import CoreLimit
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.engine.measurements import MeasurementPending, Measurements, Points
 from pytest_codeif.errors import Location
@@ -53,7 +53,7 @@ class Recorder:
 def test_ahead_starts_once_and_hands_the_figures_to_the_item() -> None:
     release = threading.Event()
     run = Recorder(release)
-    measurements = Measurements(CoreGate(2), threads=2)
+    measurements = Measurements(CoreLimit(2), threads=2)
     try:
         with pytest.raises(MeasurementPending) as pending:
             measurements.ahead("k", run)
@@ -76,7 +76,7 @@ def test_measurements_hold_a_core_each(cores: int) -> None:
     the other with one: the second waits for a core while the first is inside."""
     release = threading.Event()
     run = Recorder(release)
-    measurements = Measurements(CoreGate(cores), threads=2)
+    measurements = Measurements(CoreLimit(cores), threads=2)
     try:
         futures = []
         for key in ("a", "b"):
@@ -102,7 +102,7 @@ def test_now_without_ahead_runs_on_the_caller() -> None:
     release = threading.Event()
     release.set()
     run = Recorder(release)
-    measurements = Measurements(CoreGate(1), threads=1)
+    measurements = Measurements(CoreLimit(1), threads=1)
     assert measurements.now("k", run) == [(1, 1.0), (2, 2.0), (4, 4.0)]
     assert run.threads == [threading.current_thread()]
     measurements.close()

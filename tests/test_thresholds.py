@@ -8,7 +8,13 @@ import json
 import pytest
 
 from pytest_codeif.report.summary import Summary, Tally
-from pytest_codeif.report.thresholds import Gate, RateThreshold, judge, parse_gate, parse_rate
+from pytest_codeif.report.thresholds import (
+    RateThreshold,
+    Thresholds,
+    judge,
+    parse_rate,
+    parse_thresholds,
+)
 from tests.conftest import CodeifRunner
 
 # Two tasks, four constraints: `good` satisfies both of its own, `mixed` violates one.
@@ -46,30 +52,30 @@ def test_parse_rates_and_gate() -> None:
     ]:
         with pytest.raises(ValueError, match=said):
             parse_rate(bad)
-    gate = parse_gate(["tasks:0.5", "0.7"], "3")
-    assert gate == Gate(
+    thresholds = parse_thresholds(["tasks:0.5", "0.7"], "3")
+    assert thresholds == Thresholds(
         (RateThreshold("constraints", 0.7), RateThreshold("tasks", 0.5)), max_violations=3
     )
-    assert gate.active
-    assert not parse_gate([], None).active
-    assert not parse_gate([], "").active
-    assert parse_gate([], 0).max_violations == 0
+    assert thresholds.active
+    assert not parse_thresholds([], None).active
+    assert not parse_thresholds([], "").active
+    assert parse_thresholds([], 0).max_violations == 0
     with pytest.raises(ValueError, match="given twice"):
-        parse_gate(["0.5", "constraints:0.6"], None)
+        parse_thresholds(["0.5", "constraints:0.6"], None)
     with pytest.raises(ValueError, match="negative"):
-        parse_gate([], "-1")
+        parse_thresholds([], "-1")
     with pytest.raises(ValueError, match="whole number"):
-        parse_gate([], "many")
+        parse_thresholds([], "many")
 
 
 def test_judge() -> None:
     summary = Summary(constraints=Tally(satisfied=9, violated=1), tasks_all=Tally(satisfied=1))
-    gate = Gate((RateThreshold("constraints", 0.9), RateThreshold("tasks", 1.0)), 0)
-    verdicts = judge(gate, summary)
-    assert [v.passed for v in verdicts] == [True, True, False]
-    assert verdicts[0].text == ("constraint rate 90.0% (9/10) reaches the required 90.0%")
-    assert verdicts[2].text == "1 violated constraint, more than the 0 allowed"
-    empty = judge(Gate((RateThreshold("constraints", 0.1),)), Summary())
+    thresholds = Thresholds((RateThreshold("constraints", 0.9), RateThreshold("tasks", 1.0)), 0)
+    results = judge(thresholds, summary)
+    assert [v.passed for v in results] == [True, True, False]
+    assert results[0].text == ("constraint rate 90.0% (9/10) reaches the required 90.0%")
+    assert results[2].text == "1 violated constraint, more than the 0 allowed"
+    empty = judge(Thresholds((RateThreshold("constraints", 0.1),)), Summary())
     assert [v.passed for v in empty] == [False]
     assert "no outcomes to rate" in empty[0].text
 

@@ -25,7 +25,7 @@ from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.module_names import did_you_mean
 from pytest_codeif.code.scope import Scope, module_matches
 from pytest_codeif.code.unit import CodeUnit, SourceFile, load_unit, unit_key
-from pytest_codeif.cores import CoreGate, cores_for_this_process
+from pytest_codeif.cores import CoreLimit, cores_for_this_process
 from pytest_codeif.engine.context import EngineContext, NeedsMoreThanCode
 from pytest_codeif.engine.measurements import MeasurementPending, Measurements, Points
 from pytest_codeif.engine.syntax_check import collector_paused, syntax_errors
@@ -95,8 +95,8 @@ class Engine:
         self.functional_ready: Callable[[Task], bool] | None = None
         #: Cores for sandboxed runs and measurements (the functional pool shares it).
         cores = cores_for_this_process()
-        self.gate = CoreGate(cores)
-        self.measurements = Measurements(self.gate, cores)
+        self.cores = CoreLimit(cores)
+        self.measurements = Measurements(self.cores, cores)
         #: Planned constraints that measure the code, by cache key, with the measurement
         #: each waits for (None: not asked yet); decided ahead by `measure_ahead`.
         self._measuring: dict[str, tuple[Task, ConstraintSpec, Future[Points] | None]] = {}
@@ -487,7 +487,7 @@ class Engine:
                 folder=f"probe-{len(self._probed)}",
             )
             # As a pool thread does: a probe running long gives its core back.
-            with self.gate.core() as release:
+            with self.cores.core() as release:
                 settings = RunSettings(self.workdir, self.isolation, on_slow=release)
                 outcome = execute(job, settings)
             self._probed[key] = list(outcome.cases)

@@ -3,7 +3,7 @@ pool, on that thread's fork server where the sandbox allows one (see
 `sandbox/fork_server.py`), else one sandboxed process per run.
 
 Sizing: the pool has two threads per core this process may use (cores are shared among
-pytest-xdist workers, see `cores.py`), and a `CoreGate` lets only as many runs as cores
+pytest-xdist workers, see `cores.py`), and a `CoreLimit` lets only as many runs as cores
 start at once. A run that lasts `wait.PATIENCE` seconds gives its core back (it is then
 nearly always sleeping or waiting out its timeout), so that runs waiting for their timeouts
 never keep the cores idle; at most the pool's size run at once.
@@ -90,7 +90,7 @@ class FunctionalPool:
     ) -> None:
         self.engine = engine
         self.size = size or pool_size()
-        self.gate = engine.gate  # shared with measurements: one run per core at once
+        self.cores = engine.cores  # shared with measurements: one run per core at once
         self.fork_servers = fork_servers
         self._servers: ForkServers | None = None
         self._planned: dict[tuple[str, str], Task] = {}
@@ -154,7 +154,7 @@ class FunctionalPool:
 
     def _execute(self, job: FunctionalJob, settings: RunSettings) -> FunctionalOutcome:
         """On a pool thread: hold a core while the job's runs are short."""
-        with self.gate.core() as release:
+        with self.cores.core() as release:
             return execute(job, dataclasses.replace(settings, on_slow=release))
 
     def close(self) -> None:

@@ -7,7 +7,7 @@ as the task's functional outcome is in (the requests are grown from the observed
 submits them here, and decides the constraint when the last of them has come back; the
 item then finds its verdict decided.
 
-Each measurement holds a core of the engine's `CoreGate` (shared with the functional
+Each measurement holds a core of the engine's `CoreLimit` (shared with the functional
 runs) for its whole run: it is CPU-bound, and timing it beside more runs than there are
 cores would charge the code for waiting its turn. The measurement itself runs on a pool
 thread; results are keyed by unit, module and request, so an item asking again finds the
@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from pytest_codeif.cores import CoreGate
+from pytest_codeif.cores import CoreLimit
 
 Points = list[tuple[int, float]]
 
@@ -36,8 +36,8 @@ class MeasurementPending(BaseException):
 class Measurements:
     """Measurements submitted ahead, and the figures of each, once per request."""
 
-    def __init__(self, gate: CoreGate, threads: int) -> None:
-        self.gate = gate
+    def __init__(self, cores: CoreLimit, threads: int) -> None:
+        self.cores = cores
         self.threads = max(1, threads)
         self._futures: dict[Hashable, Future[Points]] = {}
         self._executor: ThreadPoolExecutor | None = None
@@ -64,7 +64,7 @@ class Measurements:
         return self._held(run)
 
     def _held(self, run: Callable[[], Points]) -> Points:
-        with self.gate.core():
+        with self.cores.core():
             return run()
 
     def close(self) -> None:

@@ -53,7 +53,7 @@ _MODULE_NAME: Final = re.compile(r"[A-Za-z_]\w{0,99}(?:\.[A-Za-z_]\w{0,99}){0,9}
 class RunSettings:
     """Where runs write their folders, the sandbox they run in, the fork servers that run
     them fastest (None: one process per run), and what to call once a run is slow (it
-    then stops counting against the cores, see `cores.CoreGate`)."""
+    then stops counting against the cores, see `cores.CoreLimit`)."""
 
     workdir: Path
     isolation: Isolation

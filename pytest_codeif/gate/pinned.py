@@ -61,7 +61,7 @@ from pytest_codeif.outcome import Evidence
 from pytest_codeif.report.annotations import command, enabled
 from pytest_codeif.report.fingerprints import evidence_fingerprints
 from pytest_codeif.report.records import Record, records_of
-from pytest_codeif.report.thresholds import GateOutcome
+from pytest_codeif.report.thresholds import ThresholdsOutcome
 from pytest_codeif.taskfile.parse import ParsedFile, parse_task_file
 from pytest_codeif.taskfile.parsed_cache import TaskFileCache
 from pytest_codeif.taskfile.yamlload import MAX_FILE_BYTES, load_yaml_bytes
@@ -645,11 +645,11 @@ class GateGuard:
         result = yield
         if self.failed:
             session.testsfailed = max(session.testsfailed, 1)
-            # The threshold's summary line (`report/thresholds.GateOutcome`) counted them
-            # as tolerated violations: they are failures it does not excuse.
+            # The thresholds' summary line (`report/thresholds.ThresholdsOutcome`) counted
+            # them as tolerated violations: they are failures it does not excuse.
             reporter = self.config.pluginmanager.get_plugin("codeif-reporter")
-            outcome = getattr(reporter, "gate_outcome", None)
-            if isinstance(outcome, GateOutcome) and outcome.tolerated:
+            outcome = getattr(reporter, "thresholds_outcome", None)
+            if isinstance(outcome, ThresholdsOutcome) and outcome.tolerated:
                 moved = min(self.failed, outcome.tolerated)
                 outcome.tolerated -= moved
                 outcome.others += moved

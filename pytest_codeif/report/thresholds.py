@@ -1,4 +1,5 @@
-"""The CI gate: `--codeif-fail-under=[SCOPE:]RATE` and `--codeif-max-violations=N`.
+"""Thresholds, what users call the CI gate: `--codeif-fail-under=[SCOPE:]RATE` and
+`--codeif-max-violations=N`.
 
 A threshold turns the run into a gate: violated constraints no longer fail the session on
 their own (their items still fail, and every report shows them); the thresholds decide.
@@ -13,7 +14,7 @@ satisfied / all tasks). A rate is a fraction (`0.9`) or a percentage (`90%`). Wi
 outcome in its scope, a rate threshold is missed: a gate that saw nothing did not pass;
 unless what it did not see was skipped by `--codeif-changed-since` (no change in the
 scope of any constraint): then there was nothing to judge, and the threshold is met.
-Skipped constraints are in no rate's denominator; the verdict's line counts them.
+Skipped constraints are in no rate's denominator; the result's line counts them.
 """
 
 from __future__ import annotations
@@ -38,8 +39,9 @@ class RateThreshold:
 
 
 @dataclass(frozen=True)
-class Gate:
-    """Every threshold of the run; inactive when none is given."""
+class Thresholds:
+    """Every threshold of the run; inactive when none is given. (What users call the CI
+    gate; `gate/` is the changed-code filter and the baseline.)"""
 
     rates: tuple[RateThreshold, ...] = ()
     max_violations: int | None = None
@@ -50,8 +52,9 @@ class Gate:
 
 
 @dataclass(frozen=True)
-class Verdict:
-    """One threshold judged: met or not, and the line that says so."""
+class ThresholdResult:
+    """One threshold judged: met or not, and the line that says so (not a constraint's
+    `outcome.Verdict`)."""
 
     passed: bool
     text: str
@@ -61,20 +64,20 @@ class Verdict:
 
 
 @dataclass
-class GateOutcome:
-    """The gate judged, and what the session's exit status became."""
+class ThresholdsOutcome:
+    """The thresholds judged, and what the session's exit status became."""
 
-    verdicts: list[Verdict] = field(default_factory=list)
+    results: list[ThresholdResult] = field(default_factory=list)
     tolerated: int = 0  # violated constraints that no longer fail the session
     others: int = 0  # failures the gate does not excuse
 
     @property
     def passed(self) -> bool:
-        return all(v.passed for v in self.verdicts)
+        return all(r.passed for r in self.results)
 
     def lines(self) -> list[str]:
         """The summary lines: each threshold, then the outcome and the exit status."""
-        lines = [f"{'pass' if v.passed else 'FAIL'} {v.text}" for v in self.verdicts]
+        lines = [f"{'pass' if r.passed else 'FAIL'} {r.text}" for r in self.results]
         if not self.passed:
             lines.append("codeif gate FAILED: exit status 1 (tests failed)")
             return lines
@@ -113,8 +116,8 @@ def parse_rate(text: str) -> RateThreshold:
     return RateThreshold(scope, rate)
 
 
-def parse_gate(fail_under: Iterable[str], max_violations: str | int | None) -> Gate:
-    """The gate from the options' values; ValueError says what is wrong."""
+def parse_thresholds(fail_under: Iterable[str], max_violations: str | int | None) -> Thresholds:
+    """The thresholds from the options' values; ValueError says what is wrong."""
     rates: dict[str, RateThreshold] = {}
     for text in fail_under:
         threshold = parse_rate(text)
@@ -132,39 +135,39 @@ def parse_gate(fail_under: Iterable[str], max_violations: str | int | None) -> G
         if limit < 0:
             raise ValueError(f"--codeif-max-violations: {limit} is negative")
     ordered = tuple(rates[s] for s in SCOPES if s in rates)
-    return Gate(ordered, limit)
+    return Thresholds(ordered, limit)
 
 
 def _percent(rate: float) -> str:
     return f"{rate * 100:.1f}%"
 
 
-def _judge_rate(threshold: RateThreshold, tally: Tally) -> Verdict:
+def _judge_rate(threshold: RateThreshold, tally: Tally) -> ThresholdResult:
     what = _SCOPE_TEXT[threshold.scope]
     required = _percent(threshold.rate)
     skipped = f"; {tally.skipped} skipped" if tally.skipped else ""
     if tally.rate is None and tally.skipped:
-        return Verdict(
+        return ThresholdResult(
             True, f"{what}: no outcomes to rate ({tally.skipped} skipped: nothing changed)"
         )
     if tally.rate is None:
-        return Verdict(False, f"{what}: no outcomes to rate, {required} required")
+        return ThresholdResult(False, f"{what}: no outcomes to rate, {required} required")
     shown = f"{_percent(tally.rate)} ({tally.satisfied}/{tally.total}{skipped})"
     if tally.rate >= threshold.rate:
-        return Verdict(True, f"{what} {shown} reaches the required {required}")
-    return Verdict(False, f"{what} {shown} is under the required {required}")
+        return ThresholdResult(True, f"{what} {shown} reaches the required {required}")
+    return ThresholdResult(False, f"{what} {shown} is under the required {required}")
 
 
-def judge(gate: Gate, summary: Summary) -> list[Verdict]:
-    """Each threshold of `gate` against the run's figures."""
+def judge(thresholds: Thresholds, summary: Summary) -> list[ThresholdResult]:
+    """Each of `thresholds` against the run's figures."""
     tallies = {"constraints": summary.constraints, "tasks": summary.tasks_all}
-    verdicts = [_judge_rate(t, tallies[t.scope]) for t in gate.rates]
-    if gate.max_violations is not None:
+    results = [_judge_rate(t, tallies[t.scope]) for t in thresholds.rates]
+    if thresholds.max_violations is not None:
         violated = summary.constraints.violated
-        limit = gate.max_violations
+        limit = thresholds.max_violations
         counted = f"{violated} violated constraint{'s' if violated != 1 else ''}"
         if violated <= limit:
-            verdicts.append(Verdict(True, f"{counted}, at most {limit} allowed"))
+            results.append(ThresholdResult(True, f"{counted}, at most {limit} allowed"))
         else:
-            verdicts.append(Verdict(False, f"{counted}, more than the {limit} allowed"))
-    return verdicts
+            results.append(ThresholdResult(False, f"{counted}, more than the {limit} allowed"))
+    return results

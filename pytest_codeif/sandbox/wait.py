@@ -6,7 +6,7 @@ the moment it is ready. Where pidfds do not exist, a blocking wait and a timer t
 the process group take their place.
 
 A wait may be told to call `on_slow` once it has lasted `patience` seconds: the caller
-then stops counting the run against the machine's cores (see `cores.CoreGate`), since a
+then stops counting the run against the machine's cores (see `cores.CoreLimit`), since a
 run that lasts that long is mostly one sleeping or waiting out its timeout.
 """
 
