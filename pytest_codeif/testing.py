@@ -1,9 +1,9 @@
 """Run a check's own samples: each `satisfied_by` sample must be satisfied and each
-`violated_by` sample violated (with the message it pins, if any); and the check must
-give `advice`, what to do when it is violated. The test suite runs
-this for every built-in check; rule authors call `verify_samples(MyCheck)` from their own
-tests, `codeif check-samples` runs it for every check a session would register, and a
-`--codeif` session runs it once for the checks that plugins and conftest.py files
+`violated_by` sample violated (with a finding saying the message it pins, at the line it
+pins, if any); and the check must give `advice`, what to do when it is violated. The test
+suite runs this for every built-in check; rule authors call `verify_samples(MyCheck)` from
+their own tests, `codeif check-samples` runs it for every check a session would register,
+and a `--codeif` session runs it once for the checks that plugins and conftest.py files
 registered (`SampleAudit`)."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pytest_codeif.engine.engine import Engine
 from pytest_codeif.engine.functional_pool import prepare, settings_of
 from pytest_codeif.errors import Location
 from pytest_codeif.functional.run import execute
-from pytest_codeif.outcome import FunctionalOutcome, Verdict
+from pytest_codeif.outcome import Evidence, FunctionalOutcome, Verdict
 from pytest_codeif.taskfile.model import CallCase, CodeSpec, ConstraintSpec, Task
 from pytest_codeif.taskfile.schema import constraint_schema, describe_error, first_error
 
@@ -161,18 +161,45 @@ def _disagreement(expected: str, sample: Sample, verdict: Verdict) -> tuple[str,
     findings = "; ".join(str(e) for e in verdict.evidence)
     if verdict.status != expected:
         return verdict.status, verdict.error or findings or "no findings"
-    if sample.message is None:
+    pinned = [key for key in ("message", "line") if getattr(sample, key) is not None]
+    if not pinned:
         return None
     if expected == "satisfied":
-        return verdict.status, "a satisfied sample has no finding: its `message` cannot match"
-    if any(sample.message in e.message for e in verdict.evidence):
+        keys = " and ".join(f"`{key}`" for key in pinned)
+        return verdict.status, f"a satisfied sample has no finding: its {keys} cannot match"
+    if any(_lands_as_pinned(sample, e) for e in verdict.evidence):
         return None
-    return verdict.status, f"no finding's message contains {sample.message!r} ({findings})"
+    if sample.line is None:
+        return verdict.status, f"no finding's message contains {sample.message!r} ({findings})"
+    where = f"line {sample.line}" + (f" of {sample.path}" if sample.path is not None else "")
+    saying = f" whose message contains {sample.message!r}" if sample.message is not None else ""
+    found = "; ".join(_at_code_line(sample, e) for e in verdict.evidence)
+    return verdict.status, f"no finding at {where}{saying} (found: {found})"
+
+
+def _lands_as_pinned(sample: Sample, evidence: Evidence) -> bool:
+    """Whether one finding says the pinned message where the sample pins its line (a
+    line of the sample's code, not of the task file the sample is written into)."""
+    if sample.message is not None and sample.message not in evidence.message:
+        return False
+    if sample.line is not None and evidence.code_line != sample.line:
+        return False
+    return sample.path is None or evidence.code_path == sample.path
+
+
+def _at_code_line(sample: Sample, evidence: Evidence) -> str:
+    """A finding located in the sample's code: `line 3: [rule] message`, or for a
+    project sample `pkg/mod.py:3: [rule] message`."""
+    line = f"line {evidence.code_line}"
+    if isinstance(sample.code, Mapping):
+        line = f"{evidence.code_path}:{evidence.code_line}"
+    return f"{line}: [{evidence.rule}] {evidence.message}"
 
 
 def verify_samples(check_cls: type[Check]) -> list[SampleProblem]:
     """Every sample of `check_cls` whose verdict differs from what it declares (for a
-    violated sample with a `message`: or whose findings do not say it), a problem for a
+    violated sample with a `message` or `line`: or whose findings do not say it, or not
+    there), a problem for a
     kind of sample the check lacks, and one for missing advice (or an `advise()` that
     fails for a sample's options). `[]` means every declared verdict is proven and the
     check says what to do."""

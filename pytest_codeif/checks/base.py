@@ -3,7 +3,9 @@ and what it may ask of the engine: the `CheckContext` protocol.
 
 A check never runs tools itself: it asks its `CheckContext` for the parsed modules or for
 ruff's and mypy's diagnostics, so the engine can parse each file once and batch each tool.
-The engine implements the protocol; checks depend only on it, never on the engine.
+The engine implements the protocol; checks depend only on it, never on the engine. What
+the engine prepares ahead of a check (tool runs, call cases, measurements) is declared
+apart, in `EngineHints`, and read through `needs_of`: a simple check never sees it.
 """
 
 from __future__ import annotations
@@ -27,11 +29,14 @@ __all__ = [
     "CATEGORIES",
     "Check",
     "CheckContext",
+    "CheckNeeds",
+    "EngineHints",
     "ErrorKind",
     "Finding",
     "Sample",
     "Status",
     "Undecidable",
+    "needs_of",
 ]
 
 #: The MultiCodeIF taxonomy; a constraint may name any category, these are the defaults.
@@ -108,6 +113,12 @@ class Sample:
     #: contain (a plain substring, not a pattern), so the sample proves what is reported
     #: and not only that something is.
     message: str | None = None
+    #: For a `violated_by` sample: the line (1-based, of the dedented code) a finding must
+    #: land on, so the sample proves where it is reported; with `message`, one finding
+    #: must do both.
+    line: int | None = None
+    #: For a project sample with a `line`: the file (a key of `code`) that line is in.
+    path: str | None = None
 
     def __post_init__(self) -> None:
         code = (
@@ -196,11 +207,71 @@ class CheckContext(Protocol):
         ...
 
 
-class Check:
-    """Base class of every check. Subclasses set the class attributes and `evaluate`.
+class EngineHints:
+    """What the engine prepares ahead of a check's evaluation, so it can batch and overlap
+    work; the defaults suit a check that reads only the parsed modules. A check that asks
+    `ctx` for tool diagnostics, observed values or measurements overrides the matching
+    hint; the engine and the gate read them through `needs_of`, never one by one.
+    """
 
-    The subclass docstring is the user documentation (the README's list of checks is
-    generated from it): first line what it checks, then why, its options and an example.
+    #: The check judges values observed when the task's call cases run, so its verdict
+    #: depends on those cases too (the verdict cache keys on them).
+    observes_calls: ClassVar[bool] = False
+    #: The check measures the code's growth (`ctx.measure`): the engine asks for its
+    #: measurements ahead of its item, to run beside other work (`engine/measurements.py`).
+    measures: ClassVar[bool] = False
+    #: The check's tool runs read the project's own configuration (`project-config`), so
+    #: its verdict depends on that configuration too (the verdict cache keys on it).
+    reads_project_config: bool = False
+
+    def judges_import_graph(self) -> bool:
+        """True when the verdict rests on chains of imports across the whole project
+        (the architecture contracts): the gate then judges it when any file of the code
+        changed, not only one in its scope, and the engine refuses `modules` /
+        `exclude-modules` names that name no module of the code (a typo)."""
+        return False
+
+    def tool_configs(self) -> Iterable[ToolConfig]:
+        """The tool runs this check will ask for (`ctx.ruff`, `ctx.mypy`), so the engine
+        can batch them ahead."""
+        return ()
+
+
+@dataclass(frozen=True)
+class CheckNeeds:
+    """What one configured check needs prepared before it is evaluated (see `EngineHints`)."""
+
+    tool_configs: tuple[ToolConfig, ...]
+    observes_calls: bool
+    measures: bool
+    reads_project_config: bool
+    judges_import_graph: bool
+
+
+def needs_of(check: EngineHints) -> CheckNeeds:
+    """The engine's one reading of a check's hints."""
+    return CheckNeeds(
+        tuple(check.tool_configs()),
+        check.observes_calls,
+        check.measures,
+        check.reads_project_config,
+        check.judges_import_graph(),
+    )
+
+
+class Check(EngineHints):
+    """Base class of every check. A check writes:
+
+    - `name`, the `check:` value of task files, and `category` (one of `CATEGORIES`);
+    - `advice`, what to do when its constraint is violated, in a sentence or two;
+    - `options_schema`, the JSON schema of its options (default: none);
+    - `evaluate(ctx)`, the findings on the code `ctx` gives (none: satisfied);
+    - `satisfied_by` and `violated_by`, samples that prove its verdicts (`Sample`).
+
+    Its docstring is the user documentation (the check reference is generated from it):
+    first line what it checks, then why, its options and an example. Everything else
+    has a default: `advise()` may name what the options ask for, and a check that needs
+    tool runs, call cases or measurements prepared overrides an `EngineHints` hint.
     """
 
     name: ClassVar[str]
@@ -212,12 +283,6 @@ class Check:
     }
     satisfied_by: ClassVar[Sequence[Sample]] = ()
     violated_by: ClassVar[Sequence[Sample]] = ()
-    #: The check judges values observed when the task's call cases run, so its verdict
-    #: depends on those cases too (the verdict cache keys on them).
-    observes_calls: ClassVar[bool] = False
-    #: The check measures the code's growth (`ctx.measure`): the engine asks for its
-    #: measurements ahead of its item, to run beside other work (`engine/measurements.py`).
-    measures: ClassVar[bool] = False
     #: What to do instead when a constraint of this check is violated, in a sentence or
     #: two addressed to whoever fixes the code (a person or an agent). Reports, SARIF
     #: help and `--codeif-feedback` show it when the constraint gives no `message`.
@@ -231,17 +296,6 @@ class Check:
         """The advice for this constraint: `advice`, which a check may override to name
         what its options ask for (the forbidden module, the layer order)."""
         return self.advice
-
-    def judges_import_graph(self) -> bool:
-        """True when the verdict rests on chains of imports across the whole project
-        (the architecture contracts): the gate then judges it when any file of the code
-        changed, not only one in its scope, and the engine refuses `modules` /
-        `exclude-modules` names that name no module of the code (a typo)."""
-        return False
-
-    def tool_configs(self) -> Iterable[ToolConfig]:
-        """The tool runs this check will ask for, so the engine can batch them ahead."""
-        return ()
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         """Return the findings; none means satisfied. Raise `Undecidable` when unsure."""

@@ -21,6 +21,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pytest_codeif.checks.base import needs_of
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.module_names import did_you_mean
 from pytest_codeif.code.scope import Scope, module_matches
@@ -177,12 +178,13 @@ class Engine:
             self.check_syntax(unit)  # code that does not parse must not join a batch
         except Undecidable:
             return
-        configs = list(constraint.check.tool_configs())
+        needs = needs_of(constraint.check)
+        configs = needs.tool_configs
         for config in configs:
             self.tools.plan(config, unit)
-        if constraint.check.measures:
+        if needs.measures:
             self._measuring[key] = (task, constraint, None)
-        if constraint.check.observes_calls:
+        if needs.observes_calls:
             self._parsed_late.add((task.path, task.id))
         elif not configs:
             self._local.append((task, constraint))
@@ -262,9 +264,10 @@ class Engine:
                 "options": dict(constraint.check.options),
                 "scope": constraint.scope.as_key(),
             }
-            if getattr(constraint.check, "reads_project_config", False):
+            needs = needs_of(constraint.check)
+            if needs.reads_project_config:
                 what["project_config"] = self.tools.config_digest(unit)
-            if constraint.check.observes_calls:
+            if needs.observes_calls:
                 what["calls"] = [
                     [c.label, c.expression, c.function, c.args, c.kwargs] for c in task.calls
                 ]
@@ -310,7 +313,7 @@ class Engine:
                 error=f"no file of the code is in the constraint's scope ({scope.describe()})",
             )
         try:
-            if constraint.check.judges_import_graph():
+            if needs_of(constraint.check).judges_import_graph:
                 _check_scope_modules(unit, scope)
             # A file outside the scope may not even parse: it does not spoil the verdict.
             self.check_syntax(unit, files)

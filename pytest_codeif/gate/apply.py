@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from pytest_codeif.checks.base import needs_of
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.gate.baseline import constraint_key
 from pytest_codeif.gate.session import GateState
@@ -57,7 +58,7 @@ def skip_reason(
     files = engine.in_scope(unit, constraint.scope)
     if not files:
         return None
-    if constraint.check.judges_import_graph():
+    if needs_of(constraint.check).judges_import_graph:
         if any(gate.changed(source.origin) for source in unit.files):
             return None
         if engine.evaluate(task, constraint).status == "error":
