@@ -54,8 +54,8 @@ from typing import Any
 import libcst as cst
 import yaml
 
-from pytest_codeif.checks.mypy_types import MypyCheck
-from pytest_codeif.checks.ruff_rules import RuffCheck
+from pytest_codeif.checks.mypy import MypyCheck
+from pytest_codeif.checks.ruff import RuffCheck
 from pytest_codeif.code.extract import extract_python
 from pytest_codeif.tools import RuffConfig, ToolConfig, ruff_binary, run_mypy, run_ruff
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_codeif import Check, Sample, verify_samples
-from pytest_codeif.checks.django_connection import DjangoConnectionCheck
+from pytest_codeif.checks.django_no_connection import DjangoConnectionCheck
 from pytest_codeif.checks.fastapi_bodies import FastapiBodiesCheck
 from pytest_codeif.checks.public_api import PublicApiCheck, exports
 from pytest_codeif.checks.routes import RoutesCheck

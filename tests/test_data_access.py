@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from pytest_codeif import Check, Sample, verify_samples
-from pytest_codeif.checks import sql_text
 from pytest_codeif.checks.database import DatabaseCheck
 from pytest_codeif.checks.db_drivers import DbDriversCheck
 from pytest_codeif.checks.orm_only import OrmOnlyCheck
 from pytest_codeif.checks.raw_sql import RawSqlCheck
-from pytest_codeif.checks.sql_text import MAX_SQL_CHARS, SqlParser, normalise
+from pytest_codeif.checks.shared import sql_text
+from pytest_codeif.checks.shared.sql_text import MAX_SQL_CHARS, SqlParser, normalise
 from pytest_codeif.outcome import Verdict
 from pytest_codeif.testing import sample_verdict
 from tests.conftest import FIXTURES, copy_into

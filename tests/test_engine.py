@@ -10,8 +10,8 @@ import pytest
 
 from pytest_codeif.checks.base import Finding
 from pytest_codeif.checks.construct import ConstructCheck
-from pytest_codeif.checks.mypy_types import MypyCheck
-from pytest_codeif.checks.ruff_rules import RuffCheck
+from pytest_codeif.checks.mypy import MypyCheck
+from pytest_codeif.checks.ruff import RuffCheck
 from pytest_codeif.engine import engine as engine_module
 from pytest_codeif.engine import tool_batches as batches_module
 from pytest_codeif.engine.engine import Engine

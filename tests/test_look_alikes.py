@@ -92,7 +92,7 @@ def test_scanned_imports_read_names_as_ast_does() -> None:
 
 
 def test_a_string_annotation_is_code_python_reads_too() -> None:
-    from pytest_codeif.checks.annotations import normalize_annotation
+    from pytest_codeif.checks.shared.annotations import normalize_annotation
 
     assert normalize_annotation('"\uff2cist[\uff49nt]"') == "list[int]"
     assert normalize_annotation("'\uff4fs'") == "os"  # evaluated, so a name after all

@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from pytest_codeif import Sample
-from pytest_codeif.checks.algorithms.catalogue import CATALOGUE, lookup, names
 from pytest_codeif.checks.named_algorithm import NamedAlgorithmCheck
+from pytest_codeif.checks.named_algorithm.catalogue import CATALOGUE, lookup, names
 from pytest_codeif.importers.multicodeif import Unmapped, import_multicodeif, map_constraint
 from pytest_codeif.testing import sample_verdict
 from tests.conftest import CORPUS

@@ -13,7 +13,7 @@ import pytest
 
 from pytest_codeif import Finding, verify_samples
 from pytest_codeif.checks.pattern import PatternCheck
-from pytest_codeif.checks.pattern_match import (
+from pytest_codeif.checks.pattern.match import (
     Budget,
     BudgetExceeded,
     Matcher,

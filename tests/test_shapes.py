@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pytest_codeif.checks.annotations import normalize_annotation
-from pytest_codeif.checks.shapes import Reading, read_annotation, value_has_shape
+from pytest_codeif.checks.shared.annotations import normalize_annotation
+from pytest_codeif.checks.shared.shapes import Reading, read_annotation, value_has_shape
 from pytest_codeif.functional.plain import Unsupported
 
 

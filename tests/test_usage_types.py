@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_codeif.checks.structure import FunctionRef, functions
-from pytest_codeif.checks.usage_types import param_types, return_kind
+from pytest_codeif.checks.shared.structure import FunctionRef, functions
+from pytest_codeif.checks.types.usage_types import param_types, return_kind
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.unit import SourceFile
 

@@ -14,7 +14,12 @@ import yaml
 
 from pytest_codeif import Sample
 from pytest_codeif.checks.python_version import PythonVersionCheck
-from pytest_codeif.checks.version_features import BY_ID, FEATURES, VERSIONS, features_used
+from pytest_codeif.checks.python_version.version_features import (
+    BY_ID,
+    FEATURES,
+    VERSIONS,
+    features_used,
+)
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.unit import SourceFile
 from pytest_codeif.importers.multicodeif import map_constraint

@@ -11,7 +11,7 @@ import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.checks.construct import recursive_functions
-from pytest_codeif.checks.structure import code_of, require_forbid_schema, scopes
+from pytest_codeif.checks.shared.structure import code_of, require_forbid_schema, scopes
 from pytest_codeif.code.cst import ParsedModule
 
 _RULE = "algorithm"

@@ -18,16 +18,15 @@ from pytest_codeif.checks.database import DatabaseCheck
 from pytest_codeif.checks.db_drivers import DbDriversCheck
 from pytest_codeif.checks.declarations import DeclarationsCheck
 from pytest_codeif.checks.defines import DefinesCheck
-from pytest_codeif.checks.django_connection import DjangoConnectionCheck
+from pytest_codeif.checks.django_no_connection import DjangoConnectionCheck
 from pytest_codeif.checks.exemplar import ExemplarCheck
 from pytest_codeif.checks.fastapi_bodies import FastapiBodiesCheck
 from pytest_codeif.checks.framework import FrameworkCheck
 from pytest_codeif.checks.global_state import GlobalStateCheck
 from pytest_codeif.checks.imports import ImportsCheck
 from pytest_codeif.checks.independence import IndependenceCheck
-from pytest_codeif.checks.interface_types import TypesCheck
 from pytest_codeif.checks.layers import LayersCheck
-from pytest_codeif.checks.mypy_types import MypyCheck
+from pytest_codeif.checks.mypy import MypyCheck
 from pytest_codeif.checks.named_algorithm import NamedAlgorithmCheck
 from pytest_codeif.checks.naming import NamingCheck
 from pytest_codeif.checks.orm_only import OrmOnlyCheck
@@ -37,9 +36,10 @@ from pytest_codeif.checks.python_version import PythonVersionCheck
 from pytest_codeif.checks.raw_sql import RawSqlCheck
 from pytest_codeif.checks.registry import CheckRegistry
 from pytest_codeif.checks.routes import RoutesCheck
-from pytest_codeif.checks.ruff_rules import RuffCheck
+from pytest_codeif.checks.ruff import RuffCheck
 from pytest_codeif.checks.session_injection import SessionInjectionCheck
 from pytest_codeif.checks.signature import SignatureCheck
+from pytest_codeif.checks.types import TypesCheck
 from pytest_codeif.checks.values import ValuesCheck
 
 BUILTIN_CHECKS: tuple[type[Check], ...] = (

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
-from pytest_codeif.checks.structure import scopes
+from pytest_codeif.checks.shared.structure import scopes
 from pytest_codeif.code.cst import ParsedModule
 
 _RULE = "calls"

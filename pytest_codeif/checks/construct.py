@@ -8,7 +8,12 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
-from pytest_codeif.checks.structure import FunctionRef, functions, require_forbid_schema, scopes
+from pytest_codeif.checks.shared.structure import (
+    FunctionRef,
+    functions,
+    require_forbid_schema,
+    scopes,
+)
 from pytest_codeif.code.cst import ParsedModule
 
 _RULE = "construct"

@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
-from pytest_codeif.checks.structure import code_of, require_function
+from pytest_codeif.checks.shared.structure import code_of, require_function
 from pytest_codeif.code.cst import ParsedModule
 
 _RULE: Final = "defines"

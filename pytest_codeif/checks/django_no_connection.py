@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
-from pytest_codeif.checks.web_routes import DRIVER_CONNECTS, Project, free_names, shown
+from pytest_codeif.checks.shared.web_routes import DRIVER_CONNECTS, Project, free_names, shown
 from pytest_codeif.code.cst import ParsedModule
 
 _CONNECTIONS: Final = frozenset({"django.db.connection", "django.db.connections"})

@@ -8,14 +8,14 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
-from pytest_codeif.checks.fastapi_types import (
+from pytest_codeif.checks.shared.fastapi_types import (
     JSON_RESPONSES,
     REQUESTS,
     UNTYPED,
     FastapiTypes,
     TypeInfo,
 )
-from pytest_codeif.checks.web_routes import Project, RouteSite, argument, shown
+from pytest_codeif.checks.shared.web_routes import Project, RouteSite, argument, shown
 from pytest_codeif.code.cst import ParsedModule
 
 #: The route declarations whose handler FastAPI reads parameters for (`@app.route` and

@@ -11,7 +11,7 @@ import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.checks.layers import contract_graph, unknown_module, unresolved_findings
-from pytest_codeif.checks.structure import code_of
+from pytest_codeif.checks.shared.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.import_graph import ImportGraph
 from pytest_codeif.code.names import absolute_base

@@ -12,8 +12,8 @@ import libcst as cst
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
 from pytest_codeif.checks.db_drivers import describe, driver_imports
 from pytest_codeif.checks.raw_sql import Project, orm_hint, raw_sql_sites
-from pytest_codeif.checks.sql_text import SqlParser
-from pytest_codeif.checks.structure import code_of
+from pytest_codeif.checks.shared.sql_text import SqlParser
+from pytest_codeif.checks.shared.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
 
 #: Classes whose subclasses are SQLAlchemy declarative bases.

@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
-from pytest_codeif.checks.web_routes import Project
+from pytest_codeif.checks.shared.web_routes import Project
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.names import absolute_base
 

@@ -12,7 +12,7 @@ import libcst as cst
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
 from pytest_codeif.checks.db_drivers import driver_of
 from pytest_codeif.checks.imports import import_sites, imports_module
-from pytest_codeif.checks.sql_text import (
+from pytest_codeif.checks.shared.sql_text import (
     DUMMY,
     SqlParser,
     SqlStatement,
@@ -20,7 +20,7 @@ from pytest_codeif.checks.sql_text import (
     capped,
     short,
 )
-from pytest_codeif.checks.structure import code_of
+from pytest_codeif.checks.shared.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
 
 _AROUND_DOTS: Final = re.compile(r"\s*\.\s*")

@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
-from pytest_codeif.checks.web_routes import Project, RouteSite, shown
+from pytest_codeif.checks.shared.web_routes import Project, RouteSite, shown
 
 FRAMEWORK_NAMES: Final = {"fastapi": "FastAPI", "flask": "Flask", "django": "Django"}
 

@@ -11,8 +11,8 @@ from typing import Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
-from pytest_codeif.checks.fastapi_types import FastapiTypes
-from pytest_codeif.checks.web_routes import (
+from pytest_codeif.checks.shared.fastapi_types import FastapiTypes
+from pytest_codeif.checks.shared.web_routes import (
     DRIVER_CONNECTS,
     MAX_DEPTH,
     Binding,

@@ -7,9 +7,9 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from pytest_codeif.checks.annotations import normalize_annotation, type_matches
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
-from pytest_codeif.checks.structure import FunctionRef, code_of, require_function
+from pytest_codeif.checks.shared.annotations import normalize_annotation, type_matches
+from pytest_codeif.checks.shared.structure import FunctionRef, code_of, require_function
 
 _RULE = "signature"
 

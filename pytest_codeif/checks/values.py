@@ -9,9 +9,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
-from pytest_codeif.checks.shapes import SHAPES, describe, value_has_shape
+from pytest_codeif.checks.shared.shapes import SHAPES, describe, value_has_shape
+from pytest_codeif.checks.shared.structure import require_function
 from pytest_codeif.checks.signature import parameters
-from pytest_codeif.checks.structure import require_function
 from pytest_codeif.functional.plain import Unsupported, decode, show
 from pytest_codeif.safe_regex import PatternError, SubjectTooLong, compile_pattern
 

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from pytest_codeif.checks.algorithms.catalogue import lookup as lookup_algorithm
-from pytest_codeif.checks.algorithms.catalogue import names_technique
 from pytest_codeif.checks.framework import FRAMEWORKS
+from pytest_codeif.checks.named_algorithm.catalogue import lookup as lookup_algorithm
+from pytest_codeif.checks.named_algorithm.catalogue import names_technique
 from pytest_codeif.code.extract import extract_python
 from pytest_codeif.functional.growth import canonical
 from pytest_codeif.importers.entry_choice import EntryChoice, choose_entry
@@ -43,7 +43,7 @@ TYPES: Final = {
     "dictionary": "dict",
     "jsonobject": "dict",
     "set": "set",
-    # Shapes (see checks/shapes.py) and standard-library classes.
+    # Shapes (see checks/shared/shapes.py) and standard-library classes.
     "graph": "graph",
     "matrix": "matrix",
     "tree": "tree",

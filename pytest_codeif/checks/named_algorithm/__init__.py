@@ -1,16 +1,20 @@
 """The `named-algorithm` check: the code implements the algorithm an instruction names
 (Miller-Rabin, FNV-1a, Kadane, merge sort, a B-tree...), recognised by its structure and,
-where structure cannot tell, by the values its call cases returned."""
+where structure cannot tell, by the values its call cases returned.
+
+The recognisers live beside it, one module per family of algorithms (`graphs.py`,
+`sorts.py`, `hashing.py`...), on the parts in `recogniser.py` and `patterns.py`, gathered
+in `catalogue.py`."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-from pytest_codeif.checks.algorithms.catalogue import CATALOGUE, documentation, lookup, names
-from pytest_codeif.checks.algorithms.recogniser import Code
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
-from pytest_codeif.checks.structure import scopes
+from pytest_codeif.checks.named_algorithm.catalogue import CATALOGUE, documentation, lookup, names
+from pytest_codeif.checks.named_algorithm.recogniser import Code
+from pytest_codeif.checks.shared.structure import scopes
 
 _RULE = "named-algorithm"
 

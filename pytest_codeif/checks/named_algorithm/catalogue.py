@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from pytest_codeif.checks.algorithms import (
+from pytest_codeif.checks.named_algorithm import (
     graphs,
     hashing,
     numbers,
@@ -14,7 +14,7 @@ from pytest_codeif.checks.algorithms import (
     sorts,
     structures,
 )
-from pytest_codeif.checks.algorithms.recogniser import Recogniser, normalise
+from pytest_codeif.checks.named_algorithm.recogniser import Recogniser, normalise
 
 CATALOGUE: Final[tuple[Recogniser, ...]] = (
     *numbers.RECOGNISERS,

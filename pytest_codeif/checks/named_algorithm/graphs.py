@@ -8,7 +8,7 @@ from typing import Final
 
 import libcst as cst
 
-from pytest_codeif.checks.algorithms.patterns import (
+from pytest_codeif.checks.named_algorithm.patterns import (
     LOOPS,
     bindings,
     calling,
@@ -24,7 +24,7 @@ from pytest_codeif.checks.algorithms.patterns import (
     stores,
     within,
 )
-from pytest_codeif.checks.algorithms.recogniser import (
+from pytest_codeif.checks.named_algorithm.recogniser import (
     Code,
     Example,
     Judgement,
@@ -34,7 +34,7 @@ from pytest_codeif.checks.algorithms.recogniser import (
     missing,
     where,
 )
-from pytest_codeif.checks.algorithms.sorts import exclusive, library_sort
+from pytest_codeif.checks.named_algorithm.sorts import exclusive, library_sort
 from pytest_codeif.code.cst import ParsedModule
 
 

@@ -7,14 +7,14 @@ from typing import Final
 
 import libcst as cst
 
-from pytest_codeif.checks.algorithms.patterns import (
+from pytest_codeif.checks.named_algorithm.patterns import (
     Constants,
     constants,
     int_values,
     integers,
     shown,
 )
-from pytest_codeif.checks.algorithms.recogniser import (
+from pytest_codeif.checks.named_algorithm.recogniser import (
     Code,
     Example,
     Judgement,

@@ -11,7 +11,7 @@ from typing import Final
 
 import libcst as cst
 
-from pytest_codeif.checks.algorithms.recogniser import Code
+from pytest_codeif.checks.named_algorithm.recogniser import Code
 from pytest_codeif.code.cst import ParsedModule
 
 _EMPTY: Final = cst.Module([])

@@ -7,7 +7,7 @@ from typing import Final
 
 import libcst as cst
 
-from pytest_codeif.checks.algorithms.patterns import (
+from pytest_codeif.checks.named_algorithm.patterns import (
     LOOPS,
     bindings,
     calling,
@@ -21,7 +21,7 @@ from pytest_codeif.checks.algorithms.patterns import (
     shown,
     stores,
 )
-from pytest_codeif.checks.algorithms.recogniser import (
+from pytest_codeif.checks.named_algorithm.recogniser import (
     Code,
     Example,
     Judgement,
@@ -30,7 +30,7 @@ from pytest_codeif.checks.algorithms.recogniser import (
     missing,
     where,
 )
-from pytest_codeif.checks.algorithms.sorts import library_sort, partitioning, recursion_sides
+from pytest_codeif.checks.named_algorithm.sorts import library_sort, partitioning, recursion_sides
 from pytest_codeif.code.cst import ParsedModule
 
 _BISECT: Final = tuple(

@@ -8,7 +8,7 @@ from typing import Final
 
 import libcst as cst
 
-from pytest_codeif.checks.algorithms.patterns import (
+from pytest_codeif.checks.named_algorithm.patterns import (
     ITERATIONS,
     LOOPS,
     Store,
@@ -25,7 +25,7 @@ from pytest_codeif.checks.algorithms.patterns import (
     stores,
     swaps,
 )
-from pytest_codeif.checks.algorithms.recogniser import (
+from pytest_codeif.checks.named_algorithm.recogniser import (
     Code,
     Example,
     Judgement,

@@ -10,7 +10,7 @@ from typing import Final
 
 import libcst as cst
 
-from pytest_codeif.checks.algorithms.patterns import (
+from pytest_codeif.checks.named_algorithm.patterns import (
     LOOPS,
     Swap,
     bindings,
@@ -29,7 +29,7 @@ from pytest_codeif.checks.algorithms.patterns import (
     swaps,
     within,
 )
-from pytest_codeif.checks.algorithms.recogniser import (
+from pytest_codeif.checks.named_algorithm.recogniser import (
     Code,
     Example,
     Judgement,

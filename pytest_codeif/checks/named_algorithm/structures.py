@@ -7,7 +7,7 @@ from typing import Final
 
 import libcst as cst
 
-from pytest_codeif.checks.algorithms.patterns import (
+from pytest_codeif.checks.named_algorithm.patterns import (
     bindings,
     calling,
     dotted,
@@ -19,7 +19,7 @@ from pytest_codeif.checks.algorithms.patterns import (
     shown,
     stores,
 )
-from pytest_codeif.checks.algorithms.recogniser import (
+from pytest_codeif.checks.named_algorithm.recogniser import (
     Code,
     Example,
     Judgement,
@@ -29,7 +29,7 @@ from pytest_codeif.checks.algorithms.recogniser import (
     missing,
     where,
 )
-from pytest_codeif.checks.algorithms.sorts import sift_down
+from pytest_codeif.checks.named_algorithm.sorts import sift_down
 from pytest_codeif.code.cst import ParsedModule
 
 _HEAPQ: Final = tuple(

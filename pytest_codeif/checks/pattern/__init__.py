@@ -11,7 +11,7 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
-from pytest_codeif.checks.pattern_match import (
+from pytest_codeif.checks.pattern.match import (
     ANONYMOUS,
     ANONYMOUS_RUN,
     MAX_PATTERN_LENGTH,
@@ -22,7 +22,7 @@ from pytest_codeif.checks.pattern_match import (
     Pattern,
     compile_pattern,
 )
-from pytest_codeif.checks.structure import code_of
+from pytest_codeif.checks.shared.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.safe_regex import SafePattern, SubjectTooLong
 from pytest_codeif.safe_regex import compile_pattern as compile_regex

@@ -7,13 +7,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
-from pytest_codeif.checks.stdlib_versions import (
+from pytest_codeif.checks.python_version.stdlib_versions import (
     Version,
     available,
     member_spans,
     module_span,
 )
-from pytest_codeif.checks.version_features import (
+from pytest_codeif.checks.python_version.version_features import (
     BY_ID,
     VERSIONS,
     Found,

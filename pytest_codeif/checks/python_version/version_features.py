@@ -19,8 +19,8 @@ from typing import Final
 
 import libcst as cst
 
-from pytest_codeif.checks.stdlib_versions import Version, member_spans, module_span
-from pytest_codeif.checks.structure import code_of
+from pytest_codeif.checks.python_version.stdlib_versions import Version, member_spans, module_span
+from pytest_codeif.checks.shared.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
 
 #: The versions the table covers, oldest first.

@@ -14,7 +14,7 @@ from typing import Final
 
 import libcst as cst
 
-from pytest_codeif.checks.web_routes import MAX_DEPTH, Project, shown
+from pytest_codeif.checks.shared.web_routes import MAX_DEPTH, Project, shown
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.identifiers import read_expression
 

@@ -19,7 +19,7 @@ from typing import Final
 import libcst as cst
 
 from pytest_codeif.checks.base import CheckContext
-from pytest_codeif.checks.structure import code_of
+from pytest_codeif.checks.shared.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.identifiers import as_read
 from pytest_codeif.code.unit import SourceFile

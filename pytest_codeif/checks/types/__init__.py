@@ -12,10 +12,9 @@ from typing import Any, ClassVar, Final
 
 import libcst as cst
 
-from pytest_codeif.checks.annotations import normalize_annotation, type_matches
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
-from pytest_codeif.checks.docstring_types import Declared, declared
-from pytest_codeif.checks.shapes import (
+from pytest_codeif.checks.shared.annotations import normalize_annotation, type_matches
+from pytest_codeif.checks.shared.shapes import (
     Reading,
     describe,
     is_shape,
@@ -23,9 +22,10 @@ from pytest_codeif.checks.shapes import (
     tree_classes,
     value_has_shape,
 )
+from pytest_codeif.checks.shared.structure import FunctionRef, code_of, require_function
 from pytest_codeif.checks.signature import parameters
-from pytest_codeif.checks.structure import FunctionRef, code_of, require_function
-from pytest_codeif.checks.usage_types import param_types, return_kind
+from pytest_codeif.checks.types.docstring_types import Declared, declared
+from pytest_codeif.checks.types.usage_types import param_types, return_kind
 from pytest_codeif.checks.values import type_name
 from pytest_codeif.functional.plain import Unsupported, decode
 

@@ -16,7 +16,7 @@ from typing import Final
 
 import libcst as cst
 
-from pytest_codeif.checks.annotations import normalize_annotation
+from pytest_codeif.checks.shared.annotations import normalize_annotation
 
 _WORDS: Final = {
     "str": "str",

@@ -29,7 +29,7 @@ from typing import Final
 
 import libcst as cst
 
-from pytest_codeif.checks.structure import FunctionRef
+from pytest_codeif.checks.shared.structure import FunctionRef
 from pytest_codeif.code.cst import ParsedModule
 
 _NUMBER: Final = frozenset({"int", "float", "bool"})
