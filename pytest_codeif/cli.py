@@ -26,6 +26,7 @@ from pytest_codeif.checks.builtin import BUILTIN_CHECKS
 from pytest_codeif.checks.registry import CheckRegistrationError, CheckRegistry
 from pytest_codeif.importers.multicodeif import import_multicodeif
 from pytest_codeif.importers.multicodeif_chains import import_chains
+from pytest_codeif.records import Record
 from pytest_codeif.report.decay import decay
 from pytest_codeif.report.feedback import feedback_format, file_lines, write_text
 from pytest_codeif.report.feedback import render as render_feedback
@@ -38,7 +39,6 @@ from pytest_codeif.report.json_report import (
     records_of,
     write_atomically,
 )
-from pytest_codeif.records import Record
 from pytest_codeif.report.summary import summarize
 from pytest_codeif.report.terminal import render
 from pytest_codeif.testing import is_builtin, origin, verify_samples
@@ -222,7 +222,7 @@ def _saved_report(path: Path, command: str) -> dict[str, Any] | None:
 def _with_advice(record: Record) -> Record:
     """A record of a report written before records carried `advice`: the built-in
     check's advice for its options (None for a check this installation does not ship)."""
-    if record.get("kind") != "constraint" or record.get("advice") or record.get("message"):
+    if record["kind"] != "constraint" or record.get("advice") or record.get("message"):
         return record
     check = next((c for c in BUILTIN_CHECKS if c.name == record.get("check")), None)
     if check is None:
@@ -232,7 +232,8 @@ def _with_advice(record: Record) -> Record:
         advice = advice_of(check(dict(record.get("options") or {})))
     except Exception:  # noqa: BLE001 - options a newer version accepted: the class's advice
         advice = check.advice or None
-    return {**record, "advice": advice}
+    # No advice is no key: readers take a missing `advice` and a null one alike.
+    return {**record, "advice": advice} if advice is not None else record
 
 
 def feedback_command(args: argparse.Namespace) -> int:
@@ -347,6 +348,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     if given[:1] == ["gate"]:
         # Every argument after `gate` is pytest's: not parsed here.
         return gate_command(given[1:])
+    args = build_parser().parse_args(given)
+    if args.command == "feedback":
+        return feedback_command(args)
+    if args.command == "report":
+        return report_command(args)
+    if args.command == "import":
+        return import_command(args)
+    if args.command == "check-samples":
+        return check_samples_command(args)
+    try:
+        merged, warnings = merge(args.reports)
+    except (OSError, ValueError, jsonschema.ValidationError) as exc:
+        message = exc.message if isinstance(exc, jsonschema.ValidationError) else str(exc)
+        print(f"codeif merge: cannot read a report: {message}", file=sys.stderr)
+        return 2
+    for warning in warnings:
+        print(f"codeif merge: warning: {warning}", file=sys.stderr)
+    write_atomically(args.output, merged)
+    records = records_of(merged)
+    print("\n".join(render(summarize(records), decay(records))))
+    print(f"codeif merge: {len(args.reports)} reports -> {args.output}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The `codeif` command's parser (`gate` aside, whose arguments are pytest's);
+    the docs' command-line reference is generated from it."""
     parser = argparse.ArgumentParser(prog="codeif", description=__doc__)
     parser.add_argument(
         "--version", action="version", version=f"%(prog)s {version('pytest-codeif')}"
@@ -431,28 +459,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "excerpts of `file:` and `directory:` code (default: the current directory)",
     )
     _add_feedback_command(commands)
-    args = parser.parse_args(given)
-    if args.command == "feedback":
-        return feedback_command(args)
-    if args.command == "report":
-        return report_command(args)
-    if args.command == "import":
-        return import_command(args)
-    if args.command == "check-samples":
-        return check_samples_command(args)
-    try:
-        merged, warnings = merge(args.reports)
-    except (OSError, ValueError, jsonschema.ValidationError) as exc:
-        message = exc.message if isinstance(exc, jsonschema.ValidationError) else str(exc)
-        print(f"codeif merge: cannot read a report: {message}", file=sys.stderr)
-        return 2
-    for warning in warnings:
-        print(f"codeif merge: warning: {warning}", file=sys.stderr)
-    write_atomically(args.output, merged)
-    records = records_of(merged)
-    print("\n".join(render(summarize(records), decay(records))))
-    print(f"codeif merge: {len(args.reports)} reports -> {args.output}")
-    return 0
+    return parser
 
 
 def _add_feedback_command(
