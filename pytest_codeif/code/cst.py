@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, cast
+from typing import Any, TypeVar, cast, overload
 
 import libcst as cst
 from libcst import metadata
@@ -26,6 +26,13 @@ from pytest_codeif.code.identifiers import (
 from pytest_codeif.code.names import ModulePlace, NameResolver
 from pytest_codeif.code.unit import SourceFile
 from pytest_codeif.outcome import Undecidable
+
+#: Node types `ParsedModule.nodes` is asked for; its result holds nodes of those types.
+_N1 = TypeVar("_N1", bound=cst.CSTNode)
+_N2 = TypeVar("_N2", bound=cst.CSTNode)
+_N3 = TypeVar("_N3", bound=cst.CSTNode)
+_N4 = TypeVar("_N4", bound=cst.CSTNode)
+_N5 = TypeVar("_N5", bound=cst.CSTNode)
 
 
 class ParsedModule:
@@ -100,6 +107,49 @@ class ParsedModule:
         start = index.get(id(node if node is not None else self.tree), 0)
         return order[start : ends[start]]
 
+    # Typed by what is asked for: `nodes(cst.Call)` is a `list[cst.Call]`, `nodes(cst.For,
+    # cst.While)` a `list[cst.For | cst.While]` (up to five types; `*types` gives their join).
+    @overload
+    def nodes(self, kind: type[_N1], /, *, within: cst.CSTNode | None = None) -> list[_N1]: ...
+    @overload
+    def nodes(
+        self, kind: type[_N1], kind2: type[_N2], /, *, within: cst.CSTNode | None = None
+    ) -> list[_N1 | _N2]: ...
+    @overload
+    def nodes(
+        self,
+        kind: type[_N1],
+        kind2: type[_N2],
+        kind3: type[_N3],
+        /,
+        *,
+        within: cst.CSTNode | None = None,
+    ) -> list[_N1 | _N2 | _N3]: ...
+    @overload
+    def nodes(
+        self,
+        kind: type[_N1],
+        kind2: type[_N2],
+        kind3: type[_N3],
+        kind4: type[_N4],
+        /,
+        *,
+        within: cst.CSTNode | None = None,
+    ) -> list[_N1 | _N2 | _N3 | _N4]: ...
+    @overload
+    def nodes(
+        self,
+        kind: type[_N1],
+        kind2: type[_N2],
+        kind3: type[_N3],
+        kind4: type[_N4],
+        kind5: type[_N5],
+        /,
+        *,
+        within: cst.CSTNode | None = None,
+    ) -> list[_N1 | _N2 | _N3 | _N4 | _N5]: ...
+    @overload
+    def nodes(self, *types: type[_N1], within: cst.CSTNode | None = None) -> list[_N1]: ...
     def nodes(self, *types: type[cst.CSTNode], within: cst.CSTNode | None = None) -> list[Any]:
         """The nodes of exactly these concrete types (below `within`, default the whole
         module), depth first. Far cheaper than `isinstance` over `walk()`: libcst's node

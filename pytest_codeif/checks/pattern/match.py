@@ -683,6 +683,7 @@ class Matcher:
     def candidates(self, pattern: Pattern) -> Iterator[cst.CSTNode]:
         """The nodes of the types the pattern's root can match, depth first."""
         types = pattern.root_types
+        found: list[cst.CSTNode]
         if types is None:
             found = [n for n in self.module.walk() if isinstance(n, cst.BaseExpression)]
         else:

@@ -103,9 +103,8 @@ class _Scan:
     def in_target(self, node: cst.CSTNode) -> bool:
         """`node` is inside an assignment or loop target (`a, *b = ...`)."""
         if self._targets is None:
-            roots: list[cst.CSTNode] = []
-            for kind in (cst.AssignTarget, cst.For, cst.CompFor):
-                roots += [n.target for n in self.module.nodes(kind)]
+            binders = self.module.nodes(cst.AssignTarget, cst.For, cst.CompFor)
+            roots: list[cst.CSTNode] = [n.target for n in binders]
             self._targets = {id(n) for root in roots for n in self.module.walk(root)}
         return id(node) in self._targets
 
@@ -774,18 +773,18 @@ def stdlib_uses(module: ParsedModule) -> Iterator[tuple[str, cst.CSTNode]]:
     for node in module.nodes(cst.Import):
         for alias in node.names:
             yield dotted(alias.name), node
-    for node in module.nodes(cst.ImportFrom):
-        if node.relative or node.module is None:
+    for imported in module.nodes(cst.ImportFrom):
+        if imported.relative or imported.module is None:
             continue
-        base = dotted(node.module)
-        yield base, node
-        if not isinstance(node.names, cst.ImportStar):
-            for alias in node.names:
-                yield f"{base}.{dotted(alias.name)}", node
-    for node in module.nodes(cst.Attribute):
-        for name in module.qualified(node):
+        base = dotted(imported.module)
+        yield base, imported
+        if not isinstance(imported.names, cst.ImportStar):
+            for alias in imported.names:
+                yield f"{base}.{dotted(alias.name)}", imported
+    for attribute in module.nodes(cst.Attribute):
+        for name in module.qualified(attribute):
             if not name.startswith("builtins."):
-                yield name, node
+                yield name, attribute
 
 
 def features_used(module: ParsedModule) -> list[Found]:

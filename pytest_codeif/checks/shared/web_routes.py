@@ -764,8 +764,8 @@ def free_names(module: ParsedModule, function: cst.FunctionDef) -> list[cst.Name
         bound.update(n.value for n in module.nodes(cst.Name, within=target))
         if isinstance(target, cst.Name):
             bound.add(target.value)
-    for node in module.nodes(cst.FunctionDef, cst.ClassDef, within=body):
-        bound.add(node.name.value)
+    for definition in module.nodes(cst.FunctionDef, cst.ClassDef, within=body):
+        bound.add(definition.name.value)
     for alias in module.nodes(cst.ImportAlias, within=body):
         name = alias.asname.name if alias.asname is not None else alias.name
         if isinstance(name, cst.Name):

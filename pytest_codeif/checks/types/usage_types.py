@@ -202,8 +202,8 @@ def _rebound(module: ParsedModule, function: cst.FunctionDef, name: str) -> bool
     targets: list[cst.BaseExpression] = []
     for node in module.nodes(cst.Assign, within=function.body):
         targets.extend(t.target for t in node.targets)
-    for node in module.nodes(cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, within=function):
-        targets.append(node.target)
+    for bound in module.nodes(cst.AnnAssign, cst.AugAssign, cst.For, cst.CompFor, within=function):
+        targets.append(bound.target)
     targets += [n.target for n in module.nodes(cst.NamedExpr, within=function)]
     targets += [w.asname.name for w in module.nodes(cst.WithItem, within=function) if w.asname]
     inner = module.nodes(cst.FunctionDef, cst.Lambda, within=function.body)
@@ -399,8 +399,8 @@ class _Kinds:
         others: list[cst.BaseExpression] = [n.target for n in module.nodes(cst.For, within=body)]
         others += [n.target for n in module.nodes(cst.NamedExpr, within=body)]
         others += [w.asname.name for w in module.nodes(cst.WithItem, within=body) if w.asname]
-        for target in others:
-            self._unknown(_bound_names(target))
+        for other in others:
+            self._unknown(_bound_names(other))
         self._unknown([p.name.value for p in _all_params(self.function.params)])
 
     def _unknown(self, names: list[str]) -> None:
