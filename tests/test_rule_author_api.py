@@ -141,3 +141,13 @@ def test_a_satisfied_sample_cannot_pin_a_line() -> None:
     [problem] = verify_samples(Pinned)
     assert (problem.expected, problem.got) == ("satisfied_by", "satisfied")
     assert "its `line` cannot match" in problem.detail
+
+
+def test_pinned_lines_of_builtin_checks_are_verified() -> None:
+    """The generic sample test proves where built-in checks report, where it matters."""
+    pinned = {
+        check.name: [s.line for s in check.violated_by if s.line is not None]
+        for check in builtin_registry()
+    }
+    assert sum(len(lines) for lines in pinned.values()) >= 8, pinned
+    assert pinned["pattern"] and pinned["global-state"] and pinned["calls"]

@@ -141,6 +141,7 @@ class CallsCheck(Check):
             "from builtins import eval as e\n\ne('1')\n",
             {"forbid": ["eval"]},
             message="calls `eval`, which is forbidden",
+            line=3,
         ),
         Sample(
             "import string\n\nstring.upper('a')\n",
@@ -151,6 +152,7 @@ class CallsCheck(Check):
             "def g():\n    return sorted([2, 1])\n\ndef f():\n    return [1]\n",
             {"require": ["sorted"], "function": "f"},
             message="`sorted` is never called in `f`",
+            line=4,
         ),
     )
 

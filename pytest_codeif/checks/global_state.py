@@ -143,6 +143,7 @@ class GlobalStateCheck(Check):
                 count += 1
             """,
             message="`global count`: a function rebinds module-level state",
+            line=4,
         ),
         Sample(
             """
@@ -152,6 +153,7 @@ class GlobalStateCheck(Check):
                 CACHE[k] = v
             """,
             message="a function changes module-level `CACHE`",
+            line=4,
         ),
         Sample(
             """
@@ -163,6 +165,7 @@ class GlobalStateCheck(Check):
                 Q.append(x)
             """,
             message="changes module-level `Q` (.append)",
+            line=6,
         ),
         Sample("PRIMES = [2, 3, 5]\n", {"strict": True}, message="module-level mutable `PRIMES`"),
     )

@@ -291,6 +291,7 @@ class PatternCheck(Check):
             """,
             {"any": ["except: pass", "except Exception: pass", "except BaseException: pass"]},
             message="`except Exception as exc: pass` matches the pattern `except Exception: pass`",
+            line=4,
         ),
         Sample(
             """
@@ -330,6 +331,7 @@ class PatternCheck(Check):
             """,
             {"pattern": "time.sleep(...)", "inside": "async def $F(...): ..."},
             message="`time.sleep(1)` matches",
+            line=5,
         ),
         Sample(
             """
@@ -340,6 +342,7 @@ class PatternCheck(Check):
             """,
             {"any": ["subprocess.$FUNC(..., shell=True, ...)", "os.system(...)"]},
             message="matches the pattern `subprocess.$FUNC(..., shell=True, ...)`",
+            line=4,
         ),
         Sample(
             """
