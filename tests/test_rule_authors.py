@@ -18,15 +18,15 @@ from pytest_codeif.checks.registry import CheckRegistrationError, CheckRegistry
 from pytest_codeif.testing import sample_verdict
 from tests.conftest import FIXTURES, REPO, copy_into
 
-README = REPO / "README.md"
+README = REPO / "docs" / "writing-checks.md"  # the docs page "Writing a check"
 
 
 def readme_example(name: str) -> str:
-    """The ```python block the README marks with `<!-- example: NAME -->`."""
+    """The ```python block the docs page marks with `<!-- example: NAME -->`."""
     text = README.read_text(encoding="utf-8")
     marked = rf"<!-- example: {re.escape(name)} -->\n```python\n(.*?)^```$"
     found = re.search(marked, text, re.S | re.M)
-    assert found is not None, f"no ```python block marked <!-- example: {name} --> in README"
+    assert found is not None, f"no ```python block marked <!-- example: {name} --> in {README.name}"
     return found.group(1)
 
 
