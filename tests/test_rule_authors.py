@@ -1,6 +1,6 @@
-"""What rule authors write and run: the README's custom check, `ctx.report`, samples as
-indented strings with pinned messages, `codeif check-samples`, and the session's audit
-of third-party checks' samples."""
+"""What rule authors write and run: the custom check of docs/writing-checks.md,
+`ctx.report`, samples as indented strings with pinned messages, `codeif check-samples`,
+and the session's audit of third-party checks' samples."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def readme_example(name: str) -> str:
 
 @pytest.fixture
 def readme_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> type[Check]:
-    """The README's custom check, imported from the README's text."""
+    """The docs' custom check, imported from the page's text."""
     path = tmp_path / "readme_no_print.py"
     path.write_text(readme_example("custom-check"), encoding="utf-8")
     spec = importlib.util.spec_from_file_location("readme_no_print", path)
@@ -44,7 +44,7 @@ def readme_check(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> type[Check]
     return check
 
 
-# -- the README's example -------------------------------------------------------------
+# -- the docs' example ---------------------------------------------------------------
 
 
 def test_readme_check_samples_are_proven(readme_check: type[Check]) -> None:

@@ -8,7 +8,7 @@ and reports every test as an error once that machinery has changed. Each line is
 with a key the supervisor gave this worker before the code was imported: a line written
 by the code to the pipe (found in /proc/self/fd) is refused, and the run ends as a
 `protocol` error. Code that reads the key out of this interpreter's memory, or patches
-this plugin itself, is not detected: see the README on shared interpreters.
+this plugin itself, is not detected: see the docs' page "Functional tests" on shared interpreters.
 
 The harness loads this file by path before pytest starts, so pytest must not try to
 rewrite its asserts: PYTEST_DONT_REWRITE.

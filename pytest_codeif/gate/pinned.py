@@ -564,7 +564,7 @@ class GateGuard:
         return (
             "codeif: WARNING: the change under judgement can switch this gate off: "
             + "; ".join(self.reasons)
-            + f". Run the gate as `{GATE_COMMAND} ...` (see the README's gate section)."
+            + f". Run the gate as `{GATE_COMMAND} ...` (see the docs: the CI gate in depth)."
         )
 
     def pytest_report_header(self) -> list[str]:

@@ -61,7 +61,7 @@ def names() -> list[str]:
 def documentation(indent: str = "") -> str:
     """The catalogue as Markdown, one item per algorithm: its option value, other names
     instructions use, and what the recogniser looks for (appended to the check's
-    docstring, so the README's reference cannot drift from the recognisers)."""
+    docstring, so the check's page in the docs cannot drift from the recognisers)."""
     lines = ["", "Catalogue (option value: what is looked for):", ""]
     for recogniser in CATALOGUE:
         also = ", ".join(f'"{a}"' for a in (*recogniser.aliases, *recogniser.generic)[:4])
