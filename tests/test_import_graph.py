@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pytest_codeif.checks.acyclic import AcyclicCheck
-from pytest_codeif.checks.layers import LayersCheck, parse_layer, prepared
+from pytest_codeif.checks.layers import LayersCheck, parse_layer
+from pytest_codeif.checks.shared.contracts import prepared
 from pytest_codeif.code.import_graph import (
     Import,
     ImportGraph,

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from pytest_codeif.checks.base import Sample
-from pytest_codeif.checks.naming import NamingCheck, named_things
+from pytest_codeif.checks.naming import NamingCheck
+from pytest_codeif.checks.shared.naming_conventions import named_things
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.unit import SourceFile
 from pytest_codeif.testing import sample_verdict

@@ -9,7 +9,7 @@ from itertools import pairwise
 from typing import Any, ClassVar, Final
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
-from pytest_codeif.checks.layers import (
+from pytest_codeif.checks.shared.contracts import (
     ARCHITECTURE,
     COMMON_OPTIONS,
     EXPRESSION,

@@ -10,7 +10,7 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
-from pytest_codeif.checks.construct import recursive_functions
+from pytest_codeif.checks.shared.recursion import recursive_functions
 from pytest_codeif.checks.shared.structure import code_of, require_forbid_schema, scopes
 from pytest_codeif.code.cst import ParsedModule
 

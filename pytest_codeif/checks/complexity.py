@@ -10,8 +10,7 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
-from pytest_codeif.checks.shared.structure import find_function, require_function
-from pytest_codeif.checks.signature import parameters
+from pytest_codeif.checks.shared.structure import find_function, parameters, require_function
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.functional.growth import canonical, fit, within
 from pytest_codeif.functional.input_inference import Case, NoTemplate, Plan, infer

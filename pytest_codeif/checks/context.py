@@ -8,17 +8,8 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
-from pytest_codeif.checks.calls import call_sites
-
-
-def parse_option_code(source: str, option: str) -> cst.Module:
-    """Parse Python given in a task option; a syntax error is a task error."""
-    try:
-        return cst.parse_module(source)
-    except cst.ParserSyntaxError as exc:
-        raise ValueError(
-            f"`{option}` is not valid Python (line {exc.raw_line}: {exc.message})"
-        ) from None
+from pytest_codeif.checks.shared.call_sites import call_sites
+from pytest_codeif.checks.shared.option_code import parse_option_code
 
 
 def _params(node: cst.FunctionDef) -> list[str]:

@@ -10,9 +10,9 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
-from pytest_codeif.checks.db_drivers import DATABASE_NAMES, driver_imports
-from pytest_codeif.checks.imports import import_sites, imports_module
-from pytest_codeif.checks.orm_only import Models
+from pytest_codeif.checks.shared.drivers import DATABASE_NAMES, driver_imports
+from pytest_codeif.checks.shared.import_sites import import_sites, imports_module
+from pytest_codeif.checks.shared.orm_models import Models
 from pytest_codeif.code.cst import ParsedModule
 
 #: URL schemes (SQLAlchemy's, dj-database-url's, libpq's) and the database each names.

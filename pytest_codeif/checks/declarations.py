@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
-from pytest_codeif.checks.naming import follows, is_literal, named_things
+from pytest_codeif.checks.shared.naming_conventions import follows, is_literal, named_things
 from pytest_codeif.code.cst import ParsedModule
 
 _RULE = "declarations"

@@ -10,8 +10,8 @@ from typing import Any, ClassVar
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
-from pytest_codeif.checks.context import parse_option_code
-from pytest_codeif.checks.naming import follows
+from pytest_codeif.checks.shared.naming_conventions import follows
+from pytest_codeif.checks.shared.option_code import parse_option_code
 from pytest_codeif.checks.shared.structure import FunctionRef, find_function, functions
 from pytest_codeif.code.cst import ParsedModule, all_nodes
 from pytest_codeif.code.names import NameResolver

@@ -9,7 +9,7 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
-from pytest_codeif.checks.imports import import_sites, imports_module
+from pytest_codeif.checks.shared.import_sites import import_sites, imports_module
 from pytest_codeif.code.cst import ParsedModule
 
 _RULE = "framework"

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable, listed
-from pytest_codeif.checks.layers import (
+from pytest_codeif.checks.shared.contracts import (
     ARCHITECTURE,
     COMMON_OPTIONS,
     EXPRESSION,

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
-from pytest_codeif.checks.ruff import project_only
+from pytest_codeif.checks.shared.project_config import project_only
 from pytest_codeif.tools import MypyConfig, ToolConfig
 
 #: Flags that change what is checked; flags that touch files, caches, configs or the

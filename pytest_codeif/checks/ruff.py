@@ -10,7 +10,7 @@ from functools import cache
 from typing import Any, ClassVar
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
-from pytest_codeif.outcome import Undecidable
+from pytest_codeif.checks.shared.project_config import project_only
 from pytest_codeif.tools import RuffConfig, ToolConfig, ruff_binary
 
 _CODES = {
@@ -160,16 +160,6 @@ class RuffCheck(Check):
         if self.config.project and not ctx.unit.is_project:
             raise project_only("ruff")
         return ctx.ruff(self.config)
-
-
-def project_only(tool: str) -> Undecidable:
-    """The task error of `project-config: true` on code that is no project folder."""
-    return Undecidable(
-        "invalid-task",
-        f"`project-config: true` reads a project's own {tool} configuration: it needs "
-        "`directory:` code (a configuration beside a response or a file is never read)",
-        key_path=("project-config",),
-    )
 
 
 def _validate_selector(code: str) -> None:

@@ -9,7 +9,12 @@ import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.checks.shared.annotations import normalize_annotation, type_matches
-from pytest_codeif.checks.shared.structure import FunctionRef, code_of, require_function
+from pytest_codeif.checks.shared.structure import (
+    FunctionRef,
+    code_of,
+    parameters,
+    require_function,
+)
 
 _RULE = "signature"
 
@@ -192,13 +197,3 @@ def _annotation(
             else ("has no annotation")
         )
         yield found(f"parameter `{name}` of `{ref.qualname}` {got}, expected `{expected}`")
-
-
-def parameters(params: cst.Parameters) -> list[cst.Param]:
-    ordered = [*params.posonly_params, *params.params]
-    if isinstance(params.star_arg, cst.Param):
-        ordered.append(params.star_arg)
-    ordered.extend(params.kwonly_params)
-    if params.star_kwarg is not None:
-        ordered.append(params.star_kwarg)
-    return ordered

@@ -9,9 +9,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
-from pytest_codeif.checks.shared.shapes import SHAPES, describe, value_has_shape
-from pytest_codeif.checks.shared.structure import require_function
-from pytest_codeif.checks.signature import parameters
+from pytest_codeif.checks.shared.shapes import SHAPES, describe, type_name, value_has_shape
+from pytest_codeif.checks.shared.structure import parameters, require_function
 from pytest_codeif.functional.plain import Unsupported, decode, show
 from pytest_codeif.safe_regex import PatternError, SubjectTooLong, compile_pattern
 
@@ -62,15 +61,6 @@ SPEC: Final = {
     },
     "additionalProperties": False,
 }
-
-
-def type_name(value: Any) -> str:
-    """The spec's name for a decoded value's type (sets decode as lists marked unordered)."""
-    if value is None:
-        return "none"
-    if type(value).__name__ == "_FrozenList":
-        return "set"
-    return type(value).__name__
 
 
 def _is_type(value: Any, wanted: str) -> bool:

@@ -312,3 +312,12 @@ def describe(value: Any) -> str:
         return f"a str of {len(value)} characters"
     what = getattr(value, "what", None)
     return f"a {what}" if isinstance(what, str) else f"a {type(value).__name__}"
+
+
+def type_name(value: Any) -> str:
+    """The spec's name for a decoded value's type (sets decode as lists marked unordered)."""
+    if value is None:
+        return "none"
+    if type(value).__name__ == "_FrozenList":
+        return "set"
+    return type(value).__name__

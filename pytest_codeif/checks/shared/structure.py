@@ -86,3 +86,15 @@ def require_forbid_schema(names: list[str]) -> dict[str, Any]:
         "properties": {"require": listed, "forbid": listed, "function": {"type": "string"}},
         "additionalProperties": False,
     }
+
+
+def parameters(params: cst.Parameters) -> list[cst.Param]:
+    """The parameters of a signature in the order Python binds them: positional-only,
+    ordinary, `*args`, keyword-only, `**kwargs`."""
+    ordered = [*params.posonly_params, *params.params]
+    if isinstance(params.star_arg, cst.Param):
+        ordered.append(params.star_arg)
+    ordered.extend(params.kwonly_params)
+    if params.star_kwarg is not None:
+        ordered.append(params.star_kwarg)
+    return ordered

@@ -20,13 +20,12 @@ from pytest_codeif.checks.shared.shapes import (
     is_shape,
     read_annotation,
     tree_classes,
+    type_name,
     value_has_shape,
 )
-from pytest_codeif.checks.shared.structure import FunctionRef, code_of, require_function
-from pytest_codeif.checks.signature import parameters
+from pytest_codeif.checks.shared.structure import FunctionRef, code_of, parameters, require_function
 from pytest_codeif.checks.types.docstring_types import Declared, declared
 from pytest_codeif.checks.types.usage_types import param_types, return_kind
-from pytest_codeif.checks.values import type_name
 from pytest_codeif.functional.plain import Unsupported, decode
 
 _RULE = "types"
