@@ -13,6 +13,7 @@ from pytest_codeif.engine.engine import Engine
 from pytest_codeif.engine.functional_pool import FunctionalPool
 from pytest_codeif.engine.verdict_cache import VerdictCache
 from pytest_codeif.sandbox.isolation import choose_isolation
+from pytest_codeif.settings import settings_of
 from pytest_codeif.taskfile.parsed_cache import FOLDER, TaskFileCache
 
 
@@ -43,23 +44,19 @@ def create_state(config: pytest.Config) -> CodeifState:
         config.hook.pytest_codeif_register_checks(registry=registry)
     except CheckRegistrationError as exc:
         raise pytest.UsageError(f"pytest-codeif: cannot register a check: {exc}") from None
-    requested = config.getoption("codeif_sandbox") or config.getini("codeif_sandbox") or "auto"
-    if requested not in ("auto", "bubblewrap", "process"):
-        raise pytest.UsageError(
-            f"pytest-codeif: codeif_sandbox must be auto, bubblewrap or process, not {requested!r}"
-        )
+    settings = settings_of(config)
     try:
-        isolation = choose_isolation(requested)
+        isolation = choose_isolation(settings.sandbox)
     except ValueError as exc:
         raise pytest.UsageError(f"pytest-codeif: {exc}") from None
     workdir = Path(tempfile.mkdtemp(prefix="pytest-codeif-"))
     cache_dir = None
     # `config.cache` exists only with pytest's cacheprovider (not under -p no:cacheprovider).
     pytest_cache = getattr(config, "cache", None)
-    if pytest_cache is not None and not config.getoption("codeif_no_cache"):
+    if pytest_cache is not None and not settings.no_cache:
         cache_dir = pytest_cache.mkdir("codeif-verdicts")
     engine = Engine(config.rootpath, workdir, isolation, VerdictCache(cache_dir))
-    engine.eager = not config.getoption("maxfail", 0)
+    engine.eager = not settings.stops_early
     pool = FunctionalPool(engine)
     engine.functional = pool.outcome  # checks of observed values share the task's run
     engine.functional_ready = pool.ready

@@ -1,6 +1,6 @@
 """Where a task file becomes pytest nodes: file -> task -> one item per constraint, plus
 one item for the task's functional tests. A bad file or task becomes one error item.
-With `--codeif-items=task` (see `items_mode.py`) a task holds one `TaskItem` instead,
+With `--codeif-items=task` (see `settings.py`) a task holds one `TaskItem` instead,
 deciding all of it and recording each constraint's outcome as its own item would.
 
 Verdicts are reached in `setup` (so "could not decide" is reported by pytest as an
@@ -24,7 +24,6 @@ from typing import Any
 import pytest
 
 from pytest_codeif.checks.base import advice_of
-from pytest_codeif.collection.items_mode import TASK_ITEMS, items_mode
 from pytest_codeif.errors import Location, TaskFileError, format_key_path
 from pytest_codeif.gate.apply import apply_gate, mark_skipped, skip_reason
 from pytest_codeif.gate.session import gate_state
@@ -36,6 +35,7 @@ from pytest_codeif.report.records import (
     invalid_record,
 )
 from pytest_codeif.report.task_code import code_entry
+from pytest_codeif.settings import TASK_ITEMS, settings_of
 from pytest_codeif.state import get_state
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
 from pytest_codeif.taskfile.parse import FUNCTIONAL_ITEM, ParsedFile, TaskProblems
@@ -113,7 +113,7 @@ class TaskNode(pytest.Collector):
             self.add_marker(pytest.mark.codeif(**plain))
 
     def collect(self) -> Iterator[pytest.Item]:
-        if items_mode(self.config) == TASK_ITEMS:
+        if settings_of(self.config).items == TASK_ITEMS:
             if self.task.constraints or self.task.has_tests:
                 yield TaskItem.from_parent(self, name=TASK_ITEM, task=self.task)
             return
@@ -525,9 +525,10 @@ def _evaluated_paths(config: pytest.Config) -> EvaluatedPaths:
 def _task_files(config: pytest.Config) -> set[Path]:
     """The task files under the session's arguments, found as pytest would walk them
     (norecursedirs, virtual environments and `__pycache__` left out)."""
-    patterns = config.getini("codeif_patterns")
-    skipped = [*config.getini("norecursedirs"), "__pycache__"]
-    in_venvs = bool(config.getoption("collect_in_virtualenv", False))
+    settings = settings_of(config)
+    patterns = settings.patterns
+    skipped = [*settings.norecursedirs, "__pycache__"]
+    in_venvs = settings.collect_in_virtualenv
     found: set[Path] = set()
     for arg in config.args:
         start = config.invocation_params.dir / str(arg).split("::")[0]

@@ -62,6 +62,7 @@ from pytest_codeif.report.annotations import command, enabled
 from pytest_codeif.report.fingerprints import evidence_fingerprints
 from pytest_codeif.report.records import Record, records_of
 from pytest_codeif.report.thresholds import ThresholdsOutcome
+from pytest_codeif.settings import settings_of
 from pytest_codeif.taskfile.parse import ParsedFile, parse_task_file
 from pytest_codeif.taskfile.parsed_cache import TaskFileCache
 from pytest_codeif.taskfile.yamlload import MAX_FILE_BYTES, load_yaml_bytes
@@ -252,7 +253,7 @@ def protected_changes(
     """The protected files among `statuses` (`changes.every_change`), in path order;
     `baseline` is the baseline file's repository path."""
     scope = session_files(config, changes)
-    patterns = [str(p) for p in config.getini("codeif_patterns")]
+    patterns = settings_of(config).patterns
     found: list[ProtectedChange] = []
     for path, status in sorted(statuses.items()):
         folder = posixpath.dirname(path) or "."
@@ -387,7 +388,7 @@ def deleted_arguments(
     still judge the change; their deletion is a `protected-rules` finding. Only a whole
     file counts (not `FILE::NODE`, not a deleted folder), and only one the merge base
     holds a file at whose name `codeif_patterns` matches."""
-    patterns = [str(p) for p in config.getini("codeif_patterns")]
+    patterns = settings_of(config).patterns
     deleted: list[Path] = []
     kept: list[str] = []
     for arg in config.args:
@@ -431,7 +432,8 @@ def unprotected(config: pytest.Config, changes: ChangedCode) -> list[str]:
     """What lets the change under judgement act on this run before any plugin hook can:
     empty when the run is invoked as `codeif gate` invokes it."""
     reasons: list[str] = []
-    if not config.getoption("noconftest", False):
+    settings = settings_of(config)
+    if not settings.noconftest:
         reasons.append("it imports conftest.py files (no --noconftest)")
     inipath = config.inipath
     if inipath is not None and changes.repo_path(inipath.absolute()) is not None:
@@ -439,8 +441,8 @@ def unprotected(config: pytest.Config, changes: ChangedCode) -> list[str]:
             f"it reads the configuration file {_shown(changes, str(changes.repo_path(inipath)))} "
             f"(no -c {os.devnull})"
         )
-    if getattr(config, "cache", None) is not None:
-        folder = os.path.expanduser(os.path.expandvars(str(config.getini("cache_dir"))))
+    if getattr(config, "cache", None) is not None and settings.cache_dir is not None:
+        folder = os.path.expanduser(os.path.expandvars(settings.cache_dir))
         cache = Path(config.rootpath, folder)
         if changes.repo_path(cache) is not None:
             reasons.append(
@@ -660,10 +662,7 @@ class GateGuard:
         if not self.reasons:
             return
         terminalreporter.write_line(self._warning())
-        mode = self.config.getoption("codeif_annotations", None) or self.config.getini(
-            "codeif_annotations"
-        )
-        if enabled(str(mode), os.environ):
+        if enabled(settings_of(self.config).annotations, os.environ):
             text = "; ".join(self.reasons) + f". Run the gate as `{GATE_COMMAND} ...`."
             terminalreporter.write_line(
                 command("warning", text, title="codeif gate is not protected")

@@ -54,6 +54,7 @@ from pytest_codeif.gate.pinned import (
     unprotected,
 )
 from pytest_codeif.report.records import records_of
+from pytest_codeif.settings import settings_of
 from pytest_codeif.state import STATE_KEY
 
 #: Exit statuses after which the baseline is not written: the run did not finish.
@@ -100,30 +101,18 @@ def _usage(message: str) -> pytest.UsageError:
 def _changed_since(config: pytest.Config) -> tuple[str, bool]:
     """(REF, whether only changed lines count); REF empty when off. An empty
     `--codeif-changed-since=` switches off the ini value."""
-    ref = config.getoption("codeif_changed_since", None)
-    if ref is None:
-        ref = config.getini("codeif_changed_since")
-    ref = str(ref or "").strip()
-    asked = config.getoption("codeif_changed_lines", None)
-    if asked and not ref:
+    settings = settings_of(config)
+    ref = settings.changed_since
+    if settings.changed_lines_asked and not ref:
         raise _usage("--codeif-changed-lines needs --codeif-changed-since=REF")
-    lines = bool(asked) if asked is not None else bool(config.getini("codeif_changed_lines"))
-    return ref, lines and bool(ref)
+    return ref, settings.changed_lines and bool(ref)
 
 
 def _baseline_path(config: pytest.Config) -> tuple[Path | None, str]:
     """The baseline file: from the command line (relative to where pytest was started)
     or the ini file (relative to the rootdir); and its name as given."""
-    given = config.getoption("codeif_baseline", None)
-    base = config.invocation_params.dir
-    if given is None:
-        given = config.getini("codeif_baseline")
-        base = config.rootpath
-    given = str(given or "").strip()
-    if not given:
-        return None, ""
-    path = Path(given)
-    return (path if path.is_absolute() else base / path), given
+    settings = settings_of(config)
+    return settings.baseline, settings.baseline_shown
 
 
 def configure_gate(config: pytest.Config) -> None:
@@ -131,7 +120,7 @@ def configure_gate(config: pytest.Config) -> None:
     them is a `pytest.UsageError`. Stores the state under `GATE_KEY`."""
     ref, lines = _changed_since(config)
     path, shown = _baseline_path(config)
-    writing = bool(config.getoption("codeif_baseline_write", False))
+    writing = settings_of(config).baseline_write
     if writing and path is None:
         raise _usage("--codeif-baseline-write needs --codeif-baseline=FILE: where to write")
     if writing and ref:

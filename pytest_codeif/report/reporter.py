@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_codeif.checks.base import documentation, summary
-from pytest_codeif.report.annotations import MODES, annotation_lines, enabled
+from pytest_codeif.report.annotations import annotation_lines, enabled
 from pytest_codeif.report.decay import decay
 from pytest_codeif.report.feedback import feedback_format, file_lines, write_text
 from pytest_codeif.report.feedback import render as render_feedback
@@ -33,34 +33,20 @@ from pytest_codeif.report.sarif import build_sarif
 from pytest_codeif.report.summary import summarize
 from pytest_codeif.report.terminal import render
 from pytest_codeif.report.thresholds import Thresholds, ThresholdsOutcome, judge, parse_thresholds
+from pytest_codeif.settings import Settings, settings_of
 from pytest_codeif.state import get_state
 from pytest_codeif.tools import tool_versions
 
 _INTERRUPTED = (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
 
 
-def _thresholds(config: pytest.Config) -> Thresholds:
-    """The thresholds from the command line, else from the ini options; a bad value is a
-    usage error, reported before anything runs."""
-    fail_under = config.getoption("codeif_fail_under", None)
-    if fail_under is None:
-        fail_under = config.getini("codeif_fail_under")
-    limit = config.getoption("codeif_max_violations", None)
-    if limit is None:
-        limit = config.getini("codeif_max_violations") or None
+def _thresholds(settings: Settings) -> Thresholds:
+    """The thresholds of the run's settings; a bad value is a usage error, reported
+    before anything runs."""
     try:
-        return parse_thresholds(fail_under or [], limit)
+        return parse_thresholds(settings.fail_under, settings.max_violations)
     except ValueError as exc:
         raise pytest.UsageError(f"pytest-codeif: {exc}") from None
-
-
-def _annotation_mode(config: pytest.Config) -> str:
-    mode = config.getoption("codeif_annotations", None) or config.getini("codeif_annotations")
-    if mode not in MODES:
-        raise pytest.UsageError(
-            f"pytest-codeif: codeif_annotations must be auto, always or never, not {mode!r}"
-        )
-    return str(mode)
 
 
 class CodeifReporter:
@@ -69,9 +55,10 @@ class CodeifReporter:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.records: list[Record] = []
-        self.patterns: list[str] = list(config.getini("codeif_patterns"))
-        self.thresholds = _thresholds(config)
-        self.annotate = enabled(_annotation_mode(config), os.environ)
+        self.settings = settings_of(config)
+        self.patterns: list[str] = list(self.settings.patterns)
+        self.thresholds = _thresholds(self.settings)
+        self.annotate = enabled(self.settings.annotations, os.environ)
         #: Failed reports of violated constraints: what a passing gate excuses.
         self.tolerable = 0
         self.thresholds_outcome: ThresholdsOutcome | None = None
@@ -150,8 +137,8 @@ class CodeifReporter:
     def pytest_sessionfinish(self, exitstatus: int) -> None:
         lost = any(r["kind"] == "lost" for r in self.records)
         complete = int(exitstatus) not in _INTERRUPTED and not lost
-        path = self.config.getoption("codeif_report", None)
-        if path:
+        path = self.settings.report
+        if path is not None:
             report = build_report(
                 self.records,
                 complete=complete,
@@ -163,32 +150,21 @@ class CodeifReporter:
                 report["groups"] = groups_to_dict(key, by_group(self.records, key))
                 found = transitions(self.records, key)
                 report["groups"]["transitions"] = [t.to_dict() for t in found]
-            self._write(self._target(path, self.config.invocation_params.dir), report, "JSON")
-        sarif_path = self.config.getoption("codeif_sarif", None)
-        base = self.config.invocation_params.dir
-        if not sarif_path:
-            sarif_path = self.config.getini("codeif_sarif")
-            base = self.config.rootpath
-        if sarif_path:
-            self._write(
-                self._target(sarif_path, base), self._sarif(int(exitstatus), complete), "SARIF"
-            )
+            self._write(path, report, "JSON")
+        if self.settings.sarif is not None:
+            self._write(self.settings.sarif, self._sarif(int(exitstatus), complete), "SARIF")
         self._write_feedback()
 
     def _write_feedback(self) -> None:
         """`--codeif-feedback` (paths relative to where pytest was invoked), else the ini
         `codeif_feedback` (relative to the rootdir): Markdown or JSONL by suffix."""
-        paths = self.config.getoption("codeif_feedback", None)
-        base = self.config.invocation_params.dir
-        if not paths:
-            paths, base = self.config.getini("codeif_feedback"), self.config.rootpath
+        paths = self.settings.feedback
         if not paths:
             return
         rootdir = self.config.rootpath
         root = source_root(rootdir)
         docs = {check.name: summary(check) for check in get_state(self.config).registry}
-        for path in paths:
-            target = self._target(path, base)
+        for target in paths:
             fmt = feedback_format(target)
             text = render_feedback(
                 self.records,
@@ -221,15 +197,7 @@ class CodeifReporter:
 
     def _group_by(self) -> str | None:
         """The metadata key summaries are split by (`--codeif-group-by`), if any."""
-        key = self.config.getoption("codeif_group_by", None) or self.config.getini(
-            "codeif_group_by"
-        )
-        return str(key) if key else None
-
-    @staticmethod
-    def _target(path: str, base: Path) -> Path:
-        target = Path(path)
-        return target if target.is_absolute() else base / target
+        return self.settings.group_by
 
     def _write(self, target: Path, data: dict[str, Any], what: str) -> None:
         write_atomically(target, data)
