@@ -18,7 +18,7 @@ import yaml
 
 from pytest_codeif.checks.base import documentation
 from pytest_codeif.checks.builtin import builtin_registry
-from pytest_codeif.docs.__main__ import TASK_SCHEMA_PATH, task_schema_text, write_pages
+from pytest_codeif.docs.__main__ import TASK_SCHEMA_PATH, main, task_schema_text, write_pages
 from pytest_codeif.docs.check_pages import check_page, page_path
 from pytest_codeif.docs.layout_page import layers, layout_page
 from pytest_codeif.docs.schema_text import accepts, key_rules
@@ -150,10 +150,13 @@ def _table_rows(page: str) -> list[list[str]]:
     return [line.split("|") for line in page.splitlines() if line.startswith("| ")]
 
 
-def test_pages_written_to_a_folder(tmp_path: Path) -> None:
-    written = write_pages(tmp_path)
-    assert tmp_path / "checks" / "ruff.md" in written
+def test_pages_written_to_a_folder_leave_the_schema_alone(tmp_path: Path) -> None:
+    before = TASK_SCHEMA_PATH.stat().st_mtime_ns
+    assert main([str(tmp_path)]) == 0
+    assert TASK_SCHEMA_PATH.stat().st_mtime_ns == before
+    assert (tmp_path / "checks" / "ruff.md").read_text().startswith("# `ruff`")
     assert (tmp_path / "reference" / "cli.md").read_text().startswith("# Command-line")
+    assert len(write_pages(tmp_path / "again")) == len(generated_pages())
 
 
 # -- the site ------------------------------------------------------------------------

@@ -1,7 +1,7 @@
-"""`python -m pytest_codeif.docs [FOLDER]`: rewrite the task-file JSON Schema shipped for
-editors (after changing a check's options; a test fails until you do), and, given a
-FOLDER, write the site's generated pages into it (mkdocs builds them itself, through
-`docs/hooks.py`; the folder is for reading them or another generator)."""
+"""`python -m pytest_codeif.docs`: rewrite the task-file JSON Schema shipped for editors
+(after changing a check's options; a test fails until you do). `python -m
+pytest_codeif.docs FOLDER`: write the site's generated pages into FOLDER instead (mkdocs
+makes them itself as it builds, through `docs/hooks.py`; the folder is for reading them)."""
 
 from __future__ import annotations
 
@@ -35,11 +35,12 @@ def write_pages(folder: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Rewrite the shipped schema; with a folder argument, write the pages there too."""
+    """Rewrite the shipped schema; given a folder, write the generated pages there."""
     args = sys.argv[1:] if argv is None else argv
-    TASK_SCHEMA_PATH.write_text(task_schema_text(builtin_registry()), encoding="utf-8")
     if args:
         print(f"{len(write_pages(Path(args[0])))} pages written under {args[0]}")
+        return 0
+    TASK_SCHEMA_PATH.write_text(task_schema_text(builtin_registry()), encoding="utf-8")
     return 0
 
 

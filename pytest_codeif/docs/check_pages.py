@@ -75,18 +75,31 @@ def _samples(title: str, verdict: str, check: type[Check], samples: Sequence[Sam
     return parts
 
 
+def _yaml_item(mapping: Mapping[str, Any]) -> str:
+    """`mapping` as an entry of a YAML list, as a task file writes it: a key per line,
+    lists and mappings of plain values inline (`require: [recursion]`)."""
+    lines = "".join(
+        yaml.safe_dump({key: value}, sort_keys=False, default_flow_style=None, width=84)
+        if isinstance(value, (list, dict))
+        else yaml.safe_dump({key: value}, sort_keys=False, width=84)
+        for key, value in mapping.items()
+    )
+    return "".join(
+        ("- " if number == 0 else "  ") + line + "\n"
+        for number, line in enumerate(lines.splitlines())
+    )
+
+
 def _sample(check: type[Check], sample: Sample) -> str:
     """The constraint as a task file writes it, the code, and what must be reported."""
-    constraint: dict[str, Any] = {"check": check.name, **sample.options}
-    task: dict[str, Any] = {"constraints": [constraint]}
+    spec = "constraints:\n" + _yaml_item({"check": check.name, **sample.options})
     if sample.calls:
-        task["tests"] = [dict(call) for call in sample.calls]
-    spec = yaml.safe_dump(task, sort_keys=False, default_flow_style=None, width=88)
+        spec += "tests:\n" + "".join(_yaml_item(dict(call)) for call in sample.calls)
     parts = [f"```yaml\n{spec}```\n"]
     files = sample.code if isinstance(sample.code, Mapping) else {"": sample.code}
     for path, text in files.items():
         title = f' title="{path}"' if path else ""
-        parts.append(f"```python{title}\n{text.rstrip()}\n```\n")
+        parts.append(f"```python{title}\n{text.rstrip() or '# (empty)'}\n```\n")
     if sample.message:
         parts.append(f"A finding's message contains {code(sample.message)}.\n")
     return "\n".join(parts)

@@ -111,9 +111,8 @@ def key_rules(schema: Mapping[str, Any]) -> list[str]:
     if schema.get("minProperties") == 1:
         rules.append("Give at least one option.")
     if "if" in schema and "then" in schema:
-        rules.append(
-            f"When {_condition(schema['if'])}, then {_condition(schema['then'])} is required."
-        )
+        when, then = _condition(schema["if"], "is"), _condition(schema["then"], "must be")
+        rules.append(f"When {when}, {then}.")
     return rules
 
 
@@ -124,24 +123,32 @@ def _form(branch: Mapping[str, Any]) -> str:
     return f"{text} with {' or '.join(inner)}" if inner else text
 
 
-def _condition(schema: Mapping[str, Any]) -> str:
-    """`annotations` is `none`: the `const` values an if/then branch names."""
+def _condition(schema: Mapping[str, Any], verb: str) -> str:
+    """`annotations` is `none`: the `const` values an if/then branch names (else the keys
+    it requires, which must be given)."""
     properties = schema.get("properties", {})
     said = [
-        f"{code(key)} is {code(value['const'])}"
+        f"{code(key)} {verb} {code(value['const'])}"
         for key, value in properties.items()
         if isinstance(value, Mapping) and "const" in value
     ]
-    return " and ".join(said) or names(schema.get("required", []), "and")
+    return " and ".join(said) or f"give {names(schema.get('required', []), 'and')}"
 
 
 def keys_table(schema: Mapping[str, Any], heading: str = "key") -> str:
-    """A Markdown table of `schema`'s properties: name, what it accepts, its description."""
-    rows = [f"| {heading} | accepts | description |", "| --- | --- | --- |"]
+    """A Markdown table of `schema`'s properties: name, what it accepts, and its
+    description (a column left out when no property has one)."""
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    described = any(isinstance(v, Mapping) and v.get("description") for v in properties.values())
+    rows = [f"| {heading} | accepts |" + (" description |" if described else "")]
+    rows.append("| --- | --- |" + (" --- |" if described else ""))
     required = set(schema.get("required", []))
-    for key, value in schema.get("properties", {}).items():
+    for key, value in properties.items():
         text = value if isinstance(value, Mapping) else {}
-        described = " ".join(str(text.get("description", "")).split()).replace("|", "\\|")
         marker = " (required)" if key in required else ""
-        rows.append(f"| {code(key)}{marker} | {accepts(text)} | {described} |")
+        row = f"| {code(key)}{marker} | {accepts(text)} |"
+        if described:
+            said = " ".join(str(text.get("description", "")).split()).replace("|", "\\|")
+            row += f" {said} |"
+        rows.append(row)
     return "\n".join(rows) + "\n"
