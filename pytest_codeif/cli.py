@@ -2,8 +2,9 @@
 `codeif report` writes an HTML page from a JSON report; `codeif feedback` writes the
 feedback for a next round (JSONL) or a person (Markdown) from a JSON report;
 `codeif import multicodeif` turns MultiCodeIF data into task files; `codeif check-samples`
-verifies the samples of the checks a pytest session would register; `codeif gate` runs the
-CI gate on a change, protected from it."""
+verifies the samples of the checks a pytest session would register and the examples of
+pattern rules; `codeif pattern` shows what a pattern matches in files; `codeif gate` runs
+the CI gate on a change, protected from it."""
 
 from __future__ import annotations
 
@@ -23,9 +24,11 @@ import pytest
 
 from pytest_codeif.checks.base import Check, advice_of, summary
 from pytest_codeif.checks.builtin import BUILTIN_CHECKS
+from pytest_codeif.checks.pattern.trial import Found, python_files, rule_of, search
 from pytest_codeif.checks.registry import CheckRegistrationError, CheckRegistry
 from pytest_codeif.importers.multicodeif import import_multicodeif
 from pytest_codeif.importers.multicodeif_chains import import_chains
+from pytest_codeif.outcome import Undecidable
 from pytest_codeif.records import Record
 from pytest_codeif.report.decay import decay
 from pytest_codeif.report.feedback import feedback_format, file_lines, write_text
@@ -39,9 +42,18 @@ from pytest_codeif.report.json_report import (
     records_of,
     write_atomically,
 )
+from pytest_codeif.report.safe_text import safe_text
 from pytest_codeif.report.summary import summarize
 from pytest_codeif.report.terminal import render
-from pytest_codeif.testing import is_builtin, origin, verify_samples
+from pytest_codeif.testing import (
+    ExampleProblem,
+    RuleExamplesResult,
+    is_builtin,
+    origin,
+    task_files,
+    verify_rule_examples,
+    verify_samples,
+)
 
 #: `codeif check-samples` found no check to verify (pytest's status for "no tests ran").
 NOTHING_TO_VERIFY = 5
@@ -124,13 +136,59 @@ class SampleCheck:
                 f"codeif check-samples: cannot register a check: {exc}"
             ) from None
         checks = [c for c in registry if self.builtin or not is_builtin(c)]
-        if not checks:
+        results, problems = _rule_examples(config, registry)
+        if not checks and not results and not problems:
             print(
                 "codeif check-samples: no plugin or conftest.py registered a check "
                 "(--builtin verifies the built-in ones)"
             )
             return NOTHING_TO_VERIFY
-        return report_samples(checks)
+        status = report_samples(checks) if checks else 0
+        if results or problems:
+            status = max(status, report_examples(results, problems))
+        return status
+
+
+def _rule_examples(
+    config: pytest.Config, registry: CheckRegistry
+) -> tuple[list[RuleExamplesResult], list[ExampleProblem]]:
+    """The pattern rules' examples of the task files among the session's paths, each
+    file named relative to the current folder."""
+    here = config.invocation_params.dir
+    paths = [here / arg for arg in config.args]
+    found = task_files(paths, config.getini("codeif_patterns"), config.getini("norecursedirs"))
+    results: list[RuleExamplesResult] = []
+    problems: list[ExampleProblem] = []
+    for path in found:
+        shown = path.relative_to(here) if path.is_relative_to(here) else path
+        file_results, file_problems = verify_rule_examples(shown, registry, config.rootpath)
+        results += file_results
+        problems += file_problems
+    return results, problems
+
+
+def report_examples(
+    results: Sequence[RuleExamplesResult], problems: Sequence[ExampleProblem]
+) -> int:
+    """Print one line per rule whose examples behave and per problem; 1 if any problem."""
+    for problem in problems:
+        print(f"FAIL  {problem}")
+    count = len(problems)
+    for result in results:
+        if not result.problems:
+            print(
+                f"ok    {result.location.path}:{result.location.line}: {result.rule}: "
+                f"{result.examples} examples agree"
+            )
+        for problem in result.problems:
+            print(f"FAIL  {problem}")
+        count += len(result.problems)
+    examples = sum(result.examples for result in results)
+    print(
+        f"codeif check-samples: {examples} examples of {len(results)} pattern rules verified, "
+        f"{count} problems"
+    )
+    return 1 if count else 0
 
 
 def report_samples(checks: Sequence[type[Check]]) -> int:
@@ -357,6 +415,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return import_command(args)
     if args.command == "check-samples":
         return check_samples_command(args)
+    if args.command == "pattern":
+        return pattern_command(args)
     try:
         merged, warnings = merge(args.reports)
     except (OSError, ValueError, jsonschema.ValidationError) as exc:
@@ -410,16 +470,18 @@ def build_parser() -> argparse.ArgumentParser:
         "check-samples",
         help="verify the samples of the checks plugins and conftest.py files register",
         description="Load plugins and conftest.py files as `pytest --codeif PATH...` would, "
-        "then evaluate every registered check on its samples. Exit status: 0 when each "
-        "sample reaches its declared verdict, 1 when one does not, or a check has no "
-        "samples or no advice, "
-        f"{NOTHING_TO_VERIFY} when no check was registered, pytest's 4 when loading fails.",
+        "then evaluate every registered check on its samples, and every `pattern` rule "
+        "of the task files among PATHs on its `examples`. Exit status: 0 when each "
+        "sample reaches its declared verdict and each example behaves, 1 when one does "
+        "not, or a check has no samples or no advice, "
+        f"{NOTHING_TO_VERIFY} when there is nothing to verify, pytest's 4 when loading fails.",
     )
     samples.add_argument(
         "paths",
         nargs="*",
         type=Path,
-        help="test directories or files whose conftest.py files register checks "
+        help="test directories or files whose conftest.py files register checks, and "
+        "task files (or folders of them) whose pattern rules have examples "
         "(default: pytest's testpaths, or the current directory)",
     )
     samples.add_argument(
@@ -459,6 +521,7 @@ def build_parser() -> argparse.ArgumentParser:
         "excerpts of `file:` and `directory:` code (default: the current directory)",
     )
     _add_feedback_command(commands)
+    _add_pattern_command(commands)
     return parser
 
 
@@ -487,6 +550,68 @@ def _add_feedback_command(
         default=Path(),
         help="the folder the report's paths are relative to (pytest's rootdir), to quote "
         "the lines of `file:` and `directory:` code (default: the current directory)",
+    )
+
+
+#: `codeif pattern`'s exit statuses, as grep's: a match, none, a bad pattern or file.
+PATTERN_MATCHED, PATTERN_NO_MATCH, PATTERN_ERROR = 0, 1, 2
+#: Longest matched text `codeif pattern` shows of one match.
+_SHOWN_MATCH: Final = 2000
+
+
+def pattern_command(args: argparse.Namespace) -> int:
+    """`codeif pattern PATTERN FILE...`: each match as `path:line:column: code`."""
+    try:
+        rule = rule_of(args.pattern)
+    except ValueError as exc:
+        why = str(exc).removeprefix("pattern: ")
+        print(f"codeif pattern: bad pattern: {safe_text(why)}", file=sys.stderr)
+        return PATTERN_ERROR
+    matched, failed = 0, False
+    for path in python_files(args.files):
+        shown = safe_text(str(path), 500)
+        try:
+            found = search(rule, path)
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"codeif pattern: cannot read {shown}: {safe_text(str(exc))}", file=sys.stderr)
+            failed = True
+            continue
+        except Undecidable as exc:
+            print(f"codeif pattern: {safe_text(exc.message)}", file=sys.stderr)
+            failed = True
+            continue
+        for match in found:
+            print(f"{shown}:{match.line}:{match.column}: {_shown_code(match)}")
+        matched += len(found)
+    if failed:
+        return PATTERN_ERROR
+    return PATTERN_MATCHED if matched else PATTERN_NO_MATCH
+
+
+def _shown_code(match: Found) -> str:
+    """The matched code as data (escapes for what a terminal would obey), its later lines
+    indented under the first."""
+    lines = safe_text(match.text, _SHOWN_MATCH).split("\n")
+    return "\n".join([lines[0], *("    " + line for line in lines[1:])])
+
+
+def _add_pattern_command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    pattern = commands.add_parser(
+        "pattern",
+        help="show what a pattern matches in Python files, as a `pattern` rule would",
+        description="Match PATTERN (Python with metavariables, as a `pattern` rule's "
+        "`pattern:` is written) against each FILE (a folder: its .py files) and print "
+        "each match as `path:line:column: code`. Exit status: 0 when something matched, "
+        "1 when nothing did, 2 when the pattern is not a valid pattern or a file cannot "
+        "be read or parsed.",
+    )
+    pattern.add_argument(
+        "pattern", metavar="PATTERN", help="the pattern, e.g. 'requests.$METHOD(...)'"
+    )
+    pattern.add_argument(
+        "files", nargs="+", type=Path, metavar="FILE", help="Python files or folders of them"
     )
 
 

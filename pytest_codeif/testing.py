@@ -4,12 +4,17 @@ pins, if any); and the check must give `advice`, what to do when it is violated.
 suite runs this for every built-in check; rule authors call `verify_samples(MyCheck)` from
 their own tests, `codeif check-samples` runs it for every check a session would register,
 and a `--codeif` session runs it once for the checks that plugins and conftest.py files
-registered (`SampleAudit`)."""
+registered (`SampleAudit`).
+
+A `pattern` rule of a task file may carry its own `examples` (code it must match, code it
+must not); `verify_rule_examples` proves them the same way, each problem located at its
+example's line."""
 
 from __future__ import annotations
 
+import fnmatch
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -18,13 +23,18 @@ import pytest
 
 from pytest_codeif.checks.base import Check, Sample
 from pytest_codeif.checks.builtin import BUILTIN_CHECKS
+from pytest_codeif.checks.pattern import PatternCheck
+from pytest_codeif.checks.pattern.examples import MATCH
+from pytest_codeif.checks.registry import CheckRegistry
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.engine.functional_pool import prepare, settings_of
-from pytest_codeif.errors import Location
+from pytest_codeif.errors import Location, TaskFileError
 from pytest_codeif.functional.run import execute
 from pytest_codeif.outcome import Evidence, FunctionalOutcome, Verdict
 from pytest_codeif.taskfile.model import CallCase, CodeSpec, ConstraintSpec, Task
+from pytest_codeif.taskfile.parse import TaskProblems, parse_task_file
 from pytest_codeif.taskfile.schema import constraint_schema, describe_error, first_error
+from pytest_codeif.taskfile.yamlload import load_task_yaml, read_task_bytes
 
 #: The id of the task each sample is evaluated as (`ctx.task_id` while samples run).
 SAMPLE_TASK_ID = "sample"
@@ -218,6 +228,112 @@ def verify_samples(check_cls: type[Check]) -> list[SampleProblem]:
             label = "satisfied_by" if expected == "satisfied" else "violated_by"
             problems.append(SampleProblem(check_cls.name, label, index, *found))
     return problems
+
+
+@dataclass(frozen=True)
+class ExampleProblem:
+    """An example of a rule that does not behave, or a task file that cannot be read
+    (`rule` None), at its place in the task file."""
+
+    location: Location
+    rule: str | None
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.location}: {self.rule + ': ' if self.rule else ''}{self.detail}"
+
+
+@dataclass(frozen=True)
+class RuleExamplesResult:
+    """A rule's examples, verified: how many, and the problems of those that misbehave."""
+
+    location: Location
+    rule: str
+    examples: int
+    problems: tuple[ExampleProblem, ...]
+
+
+def task_files(
+    paths: Sequence[Path], patterns: Sequence[str], skipped: Sequence[str] = ()
+) -> list[Path]:
+    """The task files named by `paths`: each file whose name matches one of `patterns`,
+    and those below each folder (leaving out folders matching `skipped`, pytest's
+    `norecursedirs`), in name order."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            below = sorted(p for pattern in patterns for p in path.rglob(pattern))
+            found += [
+                p
+                for p in below
+                if p.is_file()
+                and not any(
+                    fnmatch.fnmatch(part, skip)
+                    for part in p.relative_to(path).parts[:-1]
+                    for skip in skipped
+                )
+            ]
+        elif any(fnmatch.fnmatch(path.name, pattern) for pattern in patterns):
+            found.append(path)
+    return list(dict.fromkeys(found))
+
+
+def verify_rule_examples(
+    path: Path, registry: CheckRegistry, root: Path | None = None
+) -> tuple[list[RuleExamplesResult], list[ExampleProblem]]:
+    """Each `pattern` rule of the task file at `path` that has `examples`, with every
+    example that does not behave (a `match` example the rule does not match, a
+    `no-match` one it does), and the problems of tasks that could not be read. A file
+    that never mentions `examples` is not read at all (none: ([], []))."""
+    try:
+        if b"examples" not in read_task_bytes(path):
+            return [], []
+        parsed = parse_task_file(load_task_yaml(path), registry, root)
+    except TaskFileError as exc:
+        return [], _read_problems(exc)
+    results: dict[tuple[str | int, ...], RuleExamplesResult] = {}
+    for task in parsed.tasks:
+        for constraint in task.constraints:
+            check = constraint.check
+            where = constraint.location.key_path
+            if isinstance(check, PatternCheck) and check.examples and where not in results:
+                results[where] = _prove_examples(path, constraint, check)
+    problems = [p for _, error in parsed.errors for p in _read_problems(error)]
+    return list(results.values()), problems
+
+
+def _read_problems(error: TaskFileError) -> list[ExampleProblem]:
+    found = error.problems if isinstance(error, TaskProblems) else (error,)
+    return [ExampleProblem(p.location, None, p.message) for p in found]
+
+
+def _prove_examples(
+    path: Path, constraint: ConstraintSpec, check: PatternCheck
+) -> RuleExamplesResult:
+    loaded = load_task_yaml(path)  # positions of the examples, which parsing does not keep
+    problems: list[ExampleProblem] = []
+    for key, index, code in check.examples.each():
+        key_path = (*constraint.location.key_path, "examples", key, index)
+        with tempfile.TemporaryDirectory(prefix="codeif-example-") as tmp:
+            verdict = sample_verdict(type(check), Sample(code, check.options), Path(tmp))
+        detail = _misbehaves(key == MATCH, verdict)
+        if detail is not None:
+            problems.append(ExampleProblem(loaded.location(key_path), constraint.id, detail))
+    return RuleExamplesResult(
+        constraint.location, constraint.id, len(check.examples), tuple(problems)
+    )
+
+
+def _misbehaves(must_match: bool, verdict: Verdict) -> str | None:
+    """Why an example's verdict is not what its key asks for; None when it is."""
+    if verdict.status == "error":
+        return f"the rule cannot be evaluated on this example: {verdict.error}"
+    if must_match and verdict.status != "violated":
+        return "the rule matches nothing in this `match` example"
+    if not must_match and verdict.status == "violated":
+        found = "; ".join(f"line {e.code_line}: {e.message}" for e in verdict.evidence)
+        return f"the rule matches this `no-match` example ({found})"
+    return None
 
 
 def is_builtin(check_cls: type[Check]) -> bool:

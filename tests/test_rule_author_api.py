@@ -4,6 +4,7 @@ that pin the line a finding lands on."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import libcst as cst
@@ -14,6 +15,7 @@ from pytest_codeif.checks.base import CheckContext, CheckNeeds, Finding, needs_o
 from pytest_codeif.checks.builtin import builtin_registry
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.unit import SourceFile
+from pytest_codeif.testing import sample_verdict
 
 
 class NoPrint(Check):
@@ -151,3 +153,209 @@ def test_pinned_lines_of_builtin_checks_are_verified() -> None:
     }
     assert sum(len(lines) for lines in pinned.values()) >= 8, pinned
     assert pinned["pattern"] and pinned["global-state"] and pinned["calls"]
+
+
+# -- a pattern rule's own examples, verified by codeif check-samples ------------------
+
+RULES_WITH_EXAMPLES = """tasks:
+  - id: team
+    directory: .
+    constraints:
+      - id: no-print
+        check: pattern
+        pattern: print(...)
+        examples:
+          match:
+            - print("hi")
+            - |
+              import logging
+              logging.info("x")
+          no-match:
+            - log("hi")
+            - |
+              from builtins import print as echo
+              echo(1)
+      - id: no-eval
+        check: pattern
+        pattern: eval(...)
+        examples:
+          match: ["eval(x)"]
+          no-match: ["exec(x)"]
+"""
+
+
+def codeif(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """`codeif ARGS...` in the pytester directory, in a process of its own."""
+    return pytester.run(sys.executable, "-m", "pytest_codeif.cli", *args)
+
+
+def test_check_samples_locates_each_example_that_misbehaves(pytester: pytest.Pytester) -> None:
+    pytester.makefile(".codeif.yaml", rules=RULES_WITH_EXAMPLES)
+    result = codeif(pytester, "check-samples", "rules.codeif.yaml")
+    assert result.ret == 1, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "FAIL  rules.codeif.yaml:11: tasks[[]0[]].constraints[[]0[]].examples.match[[]1[]]: "
+            "no-print: the rule matches nothing in this `match` example",
+            "FAIL  rules.codeif.yaml:16: tasks[[]0[]].constraints[[]0[]].examples.no-match[[]1[]]: "
+            "no-print: the rule matches this `no-match` example "
+            "(line 2: `echo(1)` matches the pattern `print(...)`)",
+            "ok    rules.codeif.yaml:19: no-eval: 2 examples agree",
+            "codeif check-samples: 6 examples of 2 pattern rules verified, 2 problems",
+        ]
+    )
+
+
+def test_check_samples_passes_when_every_example_behaves(pytester: pytest.Pytester) -> None:
+    good = RULES_WITH_EXAMPLES.replace('logging.info("x")', 'print("x")')
+    good = good.replace("echo(1)", "pprint(1)")
+    pytester.mkdir("rules")
+    (pytester.path / "rules" / "team.codeif.yaml").write_text(good, encoding="utf-8")
+    (pytester.path / "rules" / "other.codeif.yaml").write_text("tasks: [", encoding="utf-8")
+    # A folder is searched for task files; one that never mentions examples is not read.
+    result = codeif(pytester, "check-samples", "rules")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "ok    rules/team.codeif.yaml:5: no-print: 4 examples agree",
+            "ok    rules/team.codeif.yaml:19: no-eval: 2 examples agree",
+            "codeif check-samples: 6 examples of 2 pattern rules verified, 0 problems",
+        ]
+    )
+
+
+def test_check_samples_reports_examples_the_schema_refuses(pytester: pytest.Pytester) -> None:
+    bad = RULES_WITH_EXAMPLES.replace("          no-match: [", "          no-matches: [")
+    pytester.makefile(".codeif.yaml", rules=bad)
+    result = codeif(pytester, "check-samples")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        ["FAIL  rules.codeif.yaml:*: tasks[[]0[]].constraints[[]1[]].examples*no-matches*"]
+    )
+
+
+def test_check_samples_verifies_checks_and_examples_together(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(
+        """
+        from pytest_codeif.checks.construct import ConstructCheck
+
+        class NoLambda(ConstructCheck):
+            name = "no-lambda"
+
+        def pytest_codeif_register_checks(registry):
+            registry.register(NoLambda)
+        """
+    )
+    pytester.makefile(
+        ".codeif.yaml",
+        eval="""
+        tasks:
+          - id: t
+            directory: .
+            constraints:
+              - id: no-eval
+                check: pattern
+                pattern: eval(...)
+                examples: {match: ["eval(x)"], no-match: ["exec(x)"]}
+        """,
+    )
+    result = codeif(pytester, "check-samples")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "ok    no-lambda: * samples agree  [[]conftest.NoLambda[]]",
+            "codeif check-samples: 1 checks verified, 0 problems",
+            "ok    eval.codeif.yaml:5: no-eval: 2 examples agree",
+            "codeif check-samples: 2 examples of 1 pattern rules verified, 0 problems",
+        ]
+    )
+
+
+def test_examples_do_not_change_what_a_rule_finds(tmp_path: Path) -> None:
+    pattern = builtin_registry().get("pattern")
+    assert pattern is not None
+    options = {"pattern": "print(...)", "examples": {"match": ["print(1)"]}}
+    code = "print('a')\nx = 1\n"
+    with_examples = sample_verdict(pattern, Sample(code, options), tmp_path / "a")
+    without = sample_verdict(pattern, Sample(code, {"pattern": "print(...)"}), tmp_path / "b")
+    assert with_examples.status == without.status == "violated"
+    assert with_examples.evidence == without.evidence
+
+
+# -- codeif pattern: what a pattern matches --------------------------------------------
+
+APP = """\
+import subprocess as sp
+
+def run(cmd):
+    sp.run(cmd, shell=True)
+    try:
+        return sp.check_output(
+            cmd, shell=True)
+    except Exception:
+        pass
+"""
+
+
+def test_codeif_pattern_prints_each_match(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(app=APP)
+    pytester.mkdir("pkg")
+    (pytester.path / "pkg" / "jobs.py").write_text(
+        "import subprocess\nsubprocess.call('x', shell=True)\n"
+    )
+    pytester.mkdir(".venv")
+    (pytester.path / ".venv" / "lib.py").write_text(
+        "import subprocess\nsubprocess.run('x', shell=True)\n"
+    )
+    result = codeif(pytester, "pattern", "subprocess.$F(..., shell=True, ...)", "app.py", ".")
+    assert result.ret == 0, result.stderr.str()
+    assert result.stdout.lines == [
+        "app.py:4:5: sp.run(cmd, shell=True)",
+        "app.py:6:16: sp.check_output(",
+        "                cmd, shell=True)",
+        "app.py:4:5: sp.run(cmd, shell=True)",  # the folder holds app.py too
+        "app.py:6:16: sp.check_output(",
+        "                cmd, shell=True)",
+        "pkg/jobs.py:2:1: subprocess.call('x', shell=True)",
+    ]
+
+
+def test_codeif_pattern_exits_1_when_nothing_matched(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(app=APP)
+    result = codeif(pytester, "pattern", "os.system(...)", "app.py")
+    assert (result.ret, result.stdout.lines, result.stderr.lines) == (1, [], [])
+
+
+def test_codeif_pattern_refuses_a_bad_pattern(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(app=APP)
+    result = codeif(pytester, "pattern", "print(", "app.py")
+    assert result.ret == 2
+    assert result.stdout.lines == []
+    result.stderr.fnmatch_lines(["codeif pattern: bad pattern: the pattern is not Python code*"])
+    unbound = codeif(pytester, "pattern", "__codeif_x", "app.py")
+    assert unbound.ret == 2
+    unbound.stderr.fnmatch_lines(["codeif pattern: bad pattern: names starting with*reserved"])
+
+
+def test_codeif_pattern_says_which_files_it_could_not_search(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(app=APP, broken="def f(:\n")
+    result = codeif(pytester, "pattern", "except Exception: pass", "broken.py", "app.py", "gone.py")
+    assert result.ret == 2  # as grep: an error is reported even when something matched
+    assert result.stdout.lines == ["app.py:8:5: except Exception:", "            pass"]
+    result.stderr.fnmatch_lines(
+        ["codeif pattern: broken.py line 1*", "codeif pattern: cannot read gone.py: *"]
+    )
+
+
+def test_codeif_pattern_shows_matched_text_as_data(pytester: pytest.Pytester) -> None:
+    """The matched code is the file's, and the file is hostile: no escape sequence
+    reaches the terminal and no line of it is a workflow command."""
+    hostile = 'log("\x1b]8;;https://evil\x07here\x1b[2J")\nlog("""\n::error file=x::forged\n""")\n'
+    (pytester.path / "hostile.py").write_text(hostile, encoding="utf-8")
+    result = codeif(pytester, "pattern", "log(...)", "hostile.py")
+    assert result.ret == 0
+    out = result.stdout.str()
+    assert "\x1b" not in out and "\x07" not in out
+    assert "\\x1b]8;;https://evil\\x07here\\x1b[2J" in out
+    assert not any(line.lstrip().startswith("::") for line in result.stdout.lines)
+    assert "\\::error file=x::forged" in out

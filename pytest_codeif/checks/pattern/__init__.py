@@ -11,6 +11,7 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
+from pytest_codeif.checks.pattern.examples import EXAMPLES_SCHEMA, RuleExamples
 from pytest_codeif.checks.pattern.match import (
     ANONYMOUS,
     ANONYMOUS_RUN,
@@ -81,7 +82,9 @@ class Condition:
 
 
 @dataclass(frozen=True)
-class _Hit:
+class Match:
+    """Code a rule matched: its node in its module, and the pattern (of `any`) that did."""
+
     module: ParsedModule
     node: cst.CSTNode
     pattern: Pattern
@@ -136,7 +139,10 @@ class PatternCheck(Check):
     `if __name__ == "__main__": ...`; their metavariables join the match's); `where`
     (metavariable to conditions on the code it matched: `regex` / `not-regex`, searched
     in its source text, so anchor with `^...$`; `qualified` / `not-qualified`, dotted
-    names it must (not) resolve to through imports, `pkg.*` for anything below `pkg`).
+    names it must (not) resolve to through imports, `pkg.*` for anything below `pkg`);
+    `examples` (`match`: modules the rule must match, `no-match`: modules it must not;
+    `codeif check-samples` verifies them and names the example that misbehaves, and
+    `codeif pattern 'PATTERN' FILE...` shows what a pattern matches).
     Patterns, regexes and `where` names are checked when the task file is read: a
     pattern that is not Python, a misspelt option or a `where` on a metavariable that
     no pattern binds is an error at its line, never a rule that silently matches
@@ -156,6 +162,9 @@ class PatternCheck(Check):
             - requests.$METHOD(..., timeout=$T, ...)
             - requests.$METHOD(..., **$KWARGS)
           message: Pass timeout= to every requests call.
+          examples:
+            match: ["requests.get(url)"]
+            no-match: ["requests.get(url, timeout=5)"]
     """
 
     name = "pattern"
@@ -174,6 +183,7 @@ class PatternCheck(Check):
             "not": _ONE_OR_MORE,
             "inside": _ONE_OR_MORE,
             "not-inside": _ONE_OR_MORE,
+            "examples": EXAMPLES_SCHEMA,
             "where": {
                 "type": "object",
                 "propertyNames": {
@@ -371,6 +381,8 @@ class PatternCheck(Check):
         self.where = {name: _condition(name, raw) for name, raw in options.get("where", {}).items()}
         self._check_where()
         self._check_not()
+        #: Code the rule must match and code it must not (`codeif check-samples`).
+        self.examples = RuleExamples.of(options)
 
     def _check_where(self) -> None:
         """Each `where` metavariable is bound wherever a match can come from."""
@@ -410,15 +422,20 @@ class PatternCheck(Check):
                 )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
-        modules = ctx.modules()
+        # Every match is a finding: the gate sorts them by changed code and baseline, and
+        # a summary finding in their place could be absorbed while a new match hid in it.
+        return [
+            ctx.report(hit.module, hit.node, _describe(hit)) for hit in self.matches(ctx.modules())
+        ]
+
+    def matches(self, modules: Sequence[ParsedModule]) -> list[Match]:
+        """Every match of the rule in `modules`, in order, each module's by position;
+        `Undecidable` ("too-large") when matching would take too long."""
         budget = Budget(
             BASE_STEPS + STEPS_PER_NODE * sum(len(m.walk()) for m in modules), PLACE_STEPS
         )
-        # Every match is a finding: the gate sorts them by changed code and baseline, and
-        # a summary finding in their place could be absorbed while a new match hid in it.
         try:
-            hits = [hit for module in modules for hit in _Search(self, module, budget).hits()]
-            return [ctx.report(hit.module, hit.node, _describe(hit)) for hit in hits]
+            return [hit for module in modules for hit in _Search(self, module, budget).hits()]
         except BudgetExceeded as exc:
             raise Undecidable(
                 "too-large",
@@ -442,12 +459,12 @@ class _Search:
         #: Per `inside` / `not-inside` pattern: node id -> bindings of each match around it.
         self._around: dict[tuple[str, int], dict[int, list[Bindings]]] = {}
 
-    def hits(self) -> list[_Hit]:
-        found: dict[int, _Hit] = {}
+    def hits(self) -> list[Match]:
+        found: dict[int, Match] = {}
         for pattern in self.check.patterns:
             for node, alternatives in self.matcher.find(pattern):
                 if id(node) not in found and any(self._accepts(node, b) for b in alternatives):
-                    found[id(node)] = _Hit(self.module, node, pattern)
+                    found[id(node)] = Match(self.module, node, pattern)
         positions = self.module.positions if found else {}
         return sorted(
             found.values(),
@@ -566,7 +583,7 @@ def _condition(name: str, raw: Mapping[str, Any]) -> Condition:
     )
 
 
-def _describe(hit: _Hit) -> str:
+def _describe(hit: Match) -> str:
     return f"`{_snippet(hit.node)}` matches the pattern `{hit.pattern.one_line}`"
 
 
