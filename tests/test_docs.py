@@ -243,3 +243,13 @@ def test_task_files_page_example_runs(pytester: pytest.Pytester) -> None:
     )
     result = pytester.runpytest("--codeif", "-v")
     result.assert_outcomes(passed=5)
+
+
+def test_every_codeif_option_the_pages_name_exists() -> None:
+    """A page cannot name an option the plugin does not have (a rename leaves none)."""
+    option = re.compile(r"--codeif(?:-[a-z]+)*")
+    declared = set(option.findall(generated_pages()["reference/cli.md"]))
+    texts = [README.read_text(), *(page.read_text() for page in DOCS.rglob("*.md"))]
+    named = {found for text in texts for found in option.findall(text)}
+    assert {"--codeif-changed-since", "--codeif-items", "--codeif-report"} <= named
+    assert named <= declared, sorted(named - declared)
