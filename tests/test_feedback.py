@@ -15,6 +15,7 @@ import pytest
 
 from pytest_codeif.checks.base import advice_of
 from pytest_codeif.checks.builtin import builtin_registry
+from pytest_codeif.records import Record
 from pytest_codeif.report.feedback import (
     MAX_MD_FINDINGS,
     MAX_MD_ITEMS,
@@ -24,7 +25,7 @@ from pytest_codeif.report.feedback import (
     inline,
     render,
 )
-from pytest_codeif.report.records import FUNCTIONAL_ADVICE, Record
+from pytest_codeif.report.records import FUNCTIONAL_ADVICE
 from tests.conftest import CodeifRunner
 
 SOLUTION = "import os\n\n\ndef area(w, h):\n    return w * h\n"

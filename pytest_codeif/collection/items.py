@@ -25,14 +25,16 @@ import pytest
 
 from pytest_codeif.checks.base import advice_of
 from pytest_codeif.errors import Location, TaskFileError, format_key_path
-from pytest_codeif.gate.apply import apply_gate, mark_skipped, skip_reason
+from pytest_codeif.gate.apply import apply_gate, skip_reason
 from pytest_codeif.gate.session import gate_state
 from pytest_codeif.outcome import FunctionalOutcome, Undecidable, Verdict
+from pytest_codeif.records import ConstraintRecord, FunctionalRecord, OutcomeT, Problem, Record
 from pytest_codeif.report.records import (
-    Record,
     constraint_record,
     functional_record,
     invalid_record,
+    skipped_record,
+    with_code,
 )
 from pytest_codeif.report.task_code import code_entry
 from pytest_codeif.settings import TASK_ITEMS, settings_of
@@ -152,25 +154,25 @@ class CodeifItem(pytest.Item):
         outcome: `report.records.records_of` reads them back)."""
         return [] if self.record is None else [self.record]
 
-    def _attach_code(self, task: Task, record: Record) -> None:
+    def _with_code(self, task: Task, record: OutcomeT) -> OutcomeT:
         """The first record of a task this process reports carries the task's code for the
         JSON report: once per task and process (not per constraint), so records stay small
         on their way from pytest-xdist workers."""
         sent = self.config.stash.setdefault(CODE_SENT, set())
-        key = (str(record["file"]), task.id)
+        key = (record["file"], task.id)
         if key in sent:
-            return
+            return record
         sent.add(key)
         engine = get_state(self.config).engine
         try:
             unit = engine.unit(task)
         except Undecidable:
-            return  # no code to carry; the records say why
-        record["code"] = code_entry(task.code, unit, engine.display)
+            return record  # no code to carry; the records say why
+        return with_code(record, code_entry(task.code, unit, engine.display))
 
     def _judge_constraint(
         self, nodeid: str, task: Task, constraint: ConstraintSpec
-    ) -> tuple[Verdict, Record, str | None]:
+    ) -> tuple[Verdict, ConstraintRecord, str | None]:
         """One constraint's verdict (after the gate) and its record under `nodeid`, or
         why it is skipped; the one path every constraint outcome is reached by, whether
         it has its own item or shares its task's."""
@@ -180,25 +182,24 @@ class CodeifItem(pytest.Item):
         if skipped is not None:
             unjudged = Verdict("satisfied")
             record = constraint_record(nodeid, self._display_file(), task, constraint, unjudged)
-            mark_skipped(record, skipped)
-            return unjudged, record, skipped
+            return unjudged, skipped_record(record, skipped), skipped
         verdict = engine.evaluate(task, constraint)
         record = constraint_record(
             nodeid, self._display_file(), task, constraint, verdict, root=self.config.rootpath
         )
         if gate is not None:
-            verdict = apply_gate(gate, verdict, record)
-        self._attach_code(task, record)
-        return verdict, record, None
+            verdict, record = apply_gate(gate, verdict, record)
+        return verdict, self._with_code(task, record), None
 
-    def _judge_functional(self, nodeid: str, task: Task) -> tuple[FunctionalOutcome, Record]:
+    def _judge_functional(
+        self, nodeid: str, task: Task
+    ) -> tuple[FunctionalOutcome, FunctionalRecord]:
         """The outcome of a task's functional tests and its record under `nodeid`."""
         outcome = get_state(self.config).pool.outcome(task)
         record = functional_record(
             nodeid, self._display_file(), task, outcome, root=self.config.rootpath
         )
-        self._attach_code(task, record)
-        return outcome, record
+        return outcome, self._with_code(task, record)
 
     def runtest(self) -> None:
         if self.skipped_because is not None:
@@ -307,8 +308,8 @@ class TaskItem(CodeifItem):
             elif verdict.status == "violated":
                 self.sections.append(("violated", _constraint_violation(constraint, verdict)))
         if self.task.has_tests:
-            outcome, record = self._judge_functional(f"{base}::{FUNCTIONAL_ITEM}", self.task)
-            self.records.append(record)
+            outcome, tests = self._judge_functional(f"{base}::{FUNCTIONAL_ITEM}", self.task)
+            self.records.append(tests)
             self.user_properties.append(("codeif_constraint", FUNCTIONAL_ITEM))
             self.user_properties += _status_properties(outcome.verdict)
             if outcome.verdict.status == "error":
@@ -356,9 +357,7 @@ class InvalidTaskItem(CodeifItem):
     def setup(self) -> None:
         shown = self._display_file()
         problems = self.error.problems if isinstance(self.error, TaskProblems) else (self.error,)
-        self.record = invalid_record(self.nodeid, shown, self.label, self.error)
-        self.user_properties += [("codeif_status", "error"), ("codeif_error_kind", "invalid-task")]
-        self.record["problems"] = [
+        listed: list[Problem] = [
             {
                 "line": p.location.line,
                 "key_path": format_key_path(p.location.key_path),
@@ -366,10 +365,14 @@ class InvalidTaskItem(CodeifItem):
             }
             for p in problems
         ]
+        # A problem in a file the task reads (a JSONL file of responses).
+        other = None
         if len(problems) == 1 and self.error.location.path != self.path:
-            # A problem in a file the task reads (a JSONL file of responses).
             other = get_state(self.config).engine.display(self.error.location.path)
-            self.record["problems"][0]["file"] = other
+            listed[0]["file"] = other
+        self.record = invalid_record(self.nodeid, shown, self.label, self.error, listed)
+        self.user_properties += [("codeif_status", "error"), ("codeif_error_kind", "invalid-task")]
+        if other is not None:
             raise CodeifOutcome(
                 f"invalid responses: {other}:{self.error.location.line}: {self.error.message}"
             )

@@ -27,14 +27,14 @@ accepts, or records when writing, kept for the SARIF log and the baseline file) 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 
 from pytest_codeif.checks.base import needs_of
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.gate.baseline import constraint_key
 from pytest_codeif.gate.session import GateState
 from pytest_codeif.outcome import Status, Undecidable, Verdict
-from pytest_codeif.report.records import Record
+from pytest_codeif.records import ConstraintRecord, EvidenceEntry, GateEntry
+from pytest_codeif.report.records import with_gate
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
 
 
@@ -69,24 +69,20 @@ def skip_reason(
     return f"no file in this constraint's scope changed {changes.since}"
 
 
-def mark_skipped(record: Record, reason: str) -> None:
-    """Turn the record of a constraint that is not judged into a skipped one."""
-    record.update(status="skipped", evidence=[], notes=[reason], gate={"skipped": reason})
-
-
-def apply_gate(gate: GateState, verdict: Verdict, record: Record) -> Verdict:
-    """The verdict once the gate has sorted its findings; `record` (the verdict's, its
-    evidence in the same order) is updated to match."""
-    info: dict[str, Any] = {}
+def apply_gate(
+    gate: GateState, verdict: Verdict, record: ConstraintRecord
+) -> tuple[Verdict, ConstraintRecord]:
+    """The verdict once the gate has sorted its findings, and `record` (the verdict's, its
+    evidence in the same order) as a new record that matches it."""
+    info: GateEntry = {}
     if gate.baseline is not None or gate.writing:
-        info.update(baseline="write" if gate.writing else "read", absorbed=[])
+        info["baseline"] = "write" if gate.writing else "read"
+        info["absorbed"] = []
     if verdict.status == "error":
         # Undecidable: no finding is known, so none counts as disappeared either.
-        if info:
-            record["gate"] = info
-        return verdict
-    evidence: list[dict[str, Any]] = list(record["evidence"])
-    located = [(str(e["path"]), e.get("fingerprint")) for e in evidence]
+        return verdict, with_gate(record, info)
+    evidence = record["evidence"]
+    located = [(e["path"], e.get("fingerprint")) for e in evidence]
     in_changes = [True] * len(evidence)
     if gate.changes is not None:
         changes = gate.changes
@@ -103,26 +99,23 @@ def apply_gate(gate: GateState, verdict: Verdict, record: Record) -> Verdict:
     notes = list(verdict.notes) + _notes(
         gate, info, [evidence[i] for i in range(len(evidence)) if in_changes[i] and absorbed[i]]
     )
-    if info:
-        record["gate"] = info
     if len(kept) == len(evidence) and not notes[len(verdict.notes) :]:
-        return verdict
-    record["evidence"] = [evidence[i] for i in kept]
-    record["notes"] = notes
+        return verdict, with_gate(record, info)
     status: Status = "violated" if kept else "satisfied"
-    record["status"] = status
-    return replace(
+    judged = (status, [evidence[i] for i in kept], notes)
+    changed = replace(
         verdict,
         status=status,
         evidence=tuple(verdict.evidence[i] for i in kept),
         notes=tuple(notes),
     )
+    return changed, with_gate(record, info, judged=judged)
 
 
-def _notes(gate: GateState, info: dict[str, Any], absorbed: list[dict[str, Any]]) -> list[str]:
+def _notes(gate: GateState, info: GateEntry, absorbed: list[EvidenceEntry]) -> list[str]:
     """The notes saying what the gate did not count; fills `info["absorbed"]`."""
     notes: list[str] = []
-    outside = int(info.get("outside_changes", 0))
+    outside = info.get("outside_changes", 0)
     if outside and gate.changes is not None:
         where = "lines" if gate.changes.lines is not None else "files"
         notes.append(
@@ -137,7 +130,7 @@ def _notes(gate: GateState, info: dict[str, Any], absorbed: list[dict[str, Any]]
             )
         elif absorbed:
             notes.append(f"{_many(len(absorbed), 'finding')} accepted by the baseline {gate.shown}")
-    disappeared = int(info.get("disappeared", 0))
+    disappeared = info.get("disappeared", 0)
     if disappeared:
         notes.append(
             f"{_many(disappeared, 'finding')} recorded in the baseline {gate.shown} no longer "

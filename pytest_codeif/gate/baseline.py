@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Final
 
+from pytest_codeif.records import ConstraintRecord, EvidenceEntry
 from pytest_codeif.report.json_report import write_atomically
-from pytest_codeif.report.records import Record
 
 FORMAT: Final = "pytest-codeif baseline"
 VERSION: Final = 1
@@ -80,7 +80,7 @@ class Entry:
 _ENTRY_KEYS: Final = tuple(f.name for f in fields(Entry))
 
 
-def constraint_key(record: Record) -> ConstraintKey:
+def constraint_key(record: ConstraintRecord) -> ConstraintKey:
     """The key of a constraint record's findings."""
     return (
         str(record["file"]),
@@ -90,7 +90,7 @@ def constraint_key(record: Record) -> ConstraintKey:
     )
 
 
-def entries_of(record: Record, evidence: Iterable[Mapping[str, Any]]) -> list[Entry]:
+def entries_of(record: ConstraintRecord, evidence: Iterable[EvidenceEntry]) -> list[Entry]:
     """Entries for `evidence` (findings of the constraint `record`); findings without a
     fingerprint cannot be matched again and are left out."""
     task_file, task, check, constraint = constraint_key(record)

@@ -58,9 +58,10 @@ from pytest_codeif.errors import Location, TaskFileError
 from pytest_codeif.gate.baseline import Baseline, BaselineError, read_baseline
 from pytest_codeif.gate.changes import ChangedCode, GitError, blob_at, first_changed_line
 from pytest_codeif.outcome import Evidence
+from pytest_codeif.records import ConstraintRecord
 from pytest_codeif.report.annotations import command, enabled
 from pytest_codeif.report.fingerprints import evidence_fingerprints
-from pytest_codeif.report.records import Record, records_of
+from pytest_codeif.report.records import records_of
 from pytest_codeif.report.thresholds import ThresholdsOutcome
 from pytest_codeif.settings import settings_of
 from pytest_codeif.taskfile.parse import ParsedFile, parse_task_file
@@ -458,7 +459,7 @@ class ProtectedChangeItem(pytest.Item):
     """A protected file the change touched: always fails, with its finding."""
 
     def __init__(
-        self, *, change: ProtectedChange, record: Record, text: str, **kwargs: Any
+        self, *, change: ProtectedChange, record: ConstraintRecord, text: str, **kwargs: Any
     ) -> None:
         super().__init__(**kwargs)
         self.change = change
@@ -480,7 +481,7 @@ class ProtectedChangeItem(pytest.Item):
 
 def protected_record(
     nodeid: str, change: ProtectedChange, since: str, root: Path, *, extra: Iterable[str] = ()
-) -> Record:
+) -> ConstraintRecord:
     """The record of a protected change: a violated constraint `protected-<kind>` of
     the check `gate`, task `codeif-gate`, with the file as its one finding."""
     constraint = f"protected-{change.kind}"
@@ -529,7 +530,7 @@ def protected_record(
     }
 
 
-def _item_text(record: Record) -> str:
+def _item_text(record: ConstraintRecord) -> str:
     [finding] = record["evidence"]
     where = f"{finding['path']}:{finding['line']}"
     lines = [f"constraint {record['constraint']!r} violated (check {CHECK}):"]

@@ -53,6 +53,7 @@ from pytest_codeif.gate.pinned import (
     read_pinned_baseline,
     unprotected,
 )
+from pytest_codeif.records import GateEntry
 from pytest_codeif.report.records import records_of
 from pytest_codeif.settings import settings_of
 from pytest_codeif.state import STATE_KEY
@@ -226,12 +227,12 @@ class GateReporter:
         if not self.state.writing:
             return
         for record in records_of(report):
-            if record.get("kind") != "constraint" or record.get("status") not in (
+            if record["kind"] != "constraint" or record["status"] not in (
                 "satisfied",
                 "violated",
             ):
                 continue  # undecidable, skipped: its recorded findings are kept
-            gate = record.get("gate") or {}
+            gate: GateEntry = record.get("gate") or {}
             self.decided.add(constraint_key(record))
             found = [*record.get("evidence", []), *gate.get("absorbed", [])]
             self.entries += entries_of(record, found)

@@ -16,8 +16,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from pytest_codeif.report.findings import error_text, finding_text, repo_path, rule_id
-from pytest_codeif.report.records import Record
+from pytest_codeif.records import Record, is_outcome, line_of
+from pytest_codeif.report.findings import (
+    error_text,
+    finding_text,
+    repo_path,
+    rule_id,
+    violation_findings,
+)
 from pytest_codeif.report.safe_text import safe_text
 
 #: Annotations printed per level (error, warning).
@@ -74,10 +80,7 @@ def _annotations(record: Record, rootdir: Path, root: Path) -> Iterable[tuple[st
     """(level, command) for each annotation of one record."""
     if record["status"] == "violated":
         title = f"codeif {rule_id(record)} violated ({record['task']})"
-        evidence = record.get("evidence") or [
-            {"path": record["file"], "line": record.get("line"), "message": "violated"}
-        ]
-        for item in evidence:
+        for item in violation_findings(record):
             line = item.get("line")
             yield (
                 "error",
@@ -91,13 +94,12 @@ def _annotations(record: Record, rootdir: Path, root: Path) -> Iterable[tuple[st
                 ),
             )
     elif record["status"] == "error":
-        undecidable = record["kind"] in ("constraint", "functional")
-        level = "warning" if undecidable else "error"
-        if undecidable:
+        level = "warning" if is_outcome(record) else "error"
+        if is_outcome(record):
             title = f"codeif {rule_id(record)} could not be decided ({record['task']})"
         else:
             title = f"codeif: {record.get('error_kind') or 'error'}"
-        line = record.get("line")
+        line = line_of(record)
         yield (
             level,
             command(

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_codeif.report.records import Record
+from pytest_codeif.records import Record
 from pytest_codeif.report.summary import Tally
 
 

@@ -26,9 +26,18 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from pytest_codeif.records import (
+    CodeEntry,
+    EvidenceEntry,
+    GateEntry,
+    OutcomeRecord,
+    Record,
+    is_outcome,
+    line_of,
+)
 from pytest_codeif.report.files import write_text_atomically
 from pytest_codeif.report.findings import links_text
-from pytest_codeif.report.records import FUNCTIONAL_ADVICE, FUNCTIONAL_SCOPE, Record
+from pytest_codeif.report.records import FUNCTIONAL_ADVICE, FUNCTIONAL_SCOPE
 from pytest_codeif.report.safe_text import safe_text
 
 #: The `version` of every JSONL object; raised when a key changes meaning or goes.
@@ -103,13 +112,13 @@ def file_lines(rootdir: Path) -> LineReader:
 # -- the entries (the JSONL objects) ----------------------------------------------------
 
 
-def _codes(records: Iterable[Record]) -> dict[tuple[str, str], Mapping[str, Any]]:
+def _codes(records: Iterable[OutcomeRecord]) -> dict[tuple[str, str], CodeEntry]:
     """Each task's `code` entry, from whichever of its records carries one."""
-    found: dict[tuple[str, str], Mapping[str, Any]] = {}
+    found: dict[tuple[str, str], CodeEntry] = {}
     for record in records:
         code = record.get("code")
         if isinstance(code, Mapping):
-            found.setdefault((str(record["file"]), str(record["task"])), code)
+            found.setdefault((record["file"], record["task"]), code)
     return found
 
 
@@ -126,21 +135,21 @@ def _value(value: Any) -> str:
     return json.dumps(value)
 
 
-def options_summary(options: Mapping[str, Any]) -> str:
+def options_summary(options: Mapping[str, object]) -> str:
     """A constraint's options in one line (`require: [recursion]; function: fib`), at most
     200 characters; code given as an option is shown as its number of lines."""
     text = "; ".join(f"{key}: {_value(value)}" for key, value in options.items())
     return text if len(text) <= 200 else text[:197] + "..."
 
 
-def _asked(record: Record) -> str:
+def _asked(record: OutcomeRecord) -> str:
     if record["kind"] == "functional":
         return "the task's functional tests pass"
     options = options_summary(record.get("options") or {})
     return f"{record['check']} with {options}" if options else str(record["check"])
 
 
-def _is_real_file(record: Record, evidence: Mapping[str, Any]) -> bool:
+def _is_real_file(record: OutcomeRecord, evidence: EvidenceEntry) -> bool:
     """The finding is in a real file of the project (`file:`, `directory:`), where the
     path and line the reports show are the code's own; else in a task or response file
     holding the code."""
@@ -155,9 +164,9 @@ def _is_real_file(record: Record, evidence: Mapping[str, Any]) -> bool:
 
 
 def _source(
-    record: Record,
-    evidence: Mapping[str, Any],
-    code: Mapping[str, Any] | None,
+    record: OutcomeRecord,
+    evidence: EvidenceEntry,
+    code: CodeEntry | None,
     lines_of: LineReader | None,
 ) -> str | None:
     """The text of the finding's line in the code, when it can be shown."""
@@ -177,9 +186,9 @@ def _source(
 
 
 def _finding(
-    record: Record,
-    evidence: Mapping[str, Any],
-    code: Mapping[str, Any] | None,
+    record: OutcomeRecord,
+    evidence: EvidenceEntry,
+    code: CodeEntry | None,
     lines_of: LineReader | None,
     relocate: Callable[[str], str],
 ) -> dict[str, Any]:
@@ -198,7 +207,7 @@ def _finding(
     }
 
 
-def _what_to_do(record: Record) -> str:
+def _what_to_do(record: OutcomeRecord) -> str:
     if record["status"] == "error":
         kind = str(record.get("error_kind") or "")
         advice = ERROR_ADVICE.get(kind)
@@ -213,26 +222,26 @@ def _what_to_do(record: Record) -> str:
 
 
 def _item(
-    record: Record,
+    record: OutcomeRecord,
     *,
-    code: Mapping[str, Any] | None,
+    code: CodeEntry | None,
     docs: Mapping[str, str],
     lines_of: LineReader | None,
     relocate: Callable[[str], str],
 ) -> dict[str, Any]:
-    functional = record["kind"] == "functional"
-    check = FUNCTIONAL_SCOPE[0] if functional else str(record["check"])
+    constraint = record if record["kind"] == "constraint" else None
+    check = FUNCTIONAL_SCOPE[0] if constraint is None else str(constraint["check"])
     return {
         "kind": record["kind"],
         "status": record["status"],
         "nodeid": record["nodeid"],
-        "constraint": FUNCTIONAL_SCOPE[1] if functional else record["constraint"],
+        "constraint": FUNCTIONAL_SCOPE[1] if constraint is None else constraint["constraint"],
         "check": check,
         "category": record.get("category"),
         "level": record.get("level"),
         "asked": _asked(record),
         "description": docs.get(check),
-        "options": dict(record.get("options") or {}),
+        "options": {} if constraint is None else dict(constraint.get("options") or {}),
         "message": record.get("message"),
         "task_file": relocate(str(record["file"])),
         "task_line": record.get("line"),
@@ -245,7 +254,7 @@ def _item(
     }
 
 
-def _counts(records: Sequence[Record]) -> dict[str, Any]:
+def _counts(records: Sequence[OutcomeRecord]) -> dict[str, Any]:
     constraints = [r for r in records if r["kind"] == "constraint"]
     functional = next((r for r in records if r["kind"] == "functional"), None)
     status = [r["status"] for r in constraints]
@@ -259,11 +268,8 @@ def _counts(records: Sequence[Record]) -> dict[str, Any]:
     }
 
 
-def _needs_work(record: Record) -> bool:
-    return record["kind"] in ("constraint", "functional") and record["status"] in (
-        "violated",
-        "error",
-    )
+def _needs_work(record: OutcomeRecord) -> bool:
+    return record["status"] in ("violated", "error")
 
 
 def entries(
@@ -301,12 +307,9 @@ def entries(
     files for `source`; `relocate` maps a path as records show it (relative to the
     rootdir) to the one to print (relative to the repository root)."""
     move = relocate or (lambda path: path)
-    ordered = sorted(
-        (r for r in records if r["kind"] in ("constraint", "functional")),
-        key=lambda r: str(r["nodeid"]),
-    )
+    ordered = sorted((r for r in records if is_outcome(r)), key=lambda r: r["nodeid"])
     codes = _codes(ordered)
-    by_task: dict[tuple[str, str], list[Record]] = {}
+    by_task: dict[tuple[str, str], list[OutcomeRecord]] = {}
     for record in ordered:
         by_task.setdefault((str(record["file"]), str(record["task"])), []).append(record)
     found: list[dict[str, Any]] = []
@@ -532,7 +535,7 @@ def summary_line(records: Sequence[Record], found: Sequence[Mapping[str, Any]]) 
     """The run in one line: what is violated and undecided, in how many tasks."""
     constraints = [r for r in records if r["kind"] == "constraint"]
     status = [r["status"] for r in constraints]
-    tasks = {(r["file"], r["task"]) for r in records if r["kind"] in ("constraint", "functional")}
+    tasks = {(r["file"], r["task"]) for r in records if is_outcome(r)}
     judged = len(status) - status.count("skipped")
     violated, undecided = status.count("violated"), status.count("error")
     failing = sum(
@@ -552,8 +555,9 @@ def summary_line(records: Sequence[Record], found: Sequence[Mapping[str, Any]]) 
     extras = []
     if status.count("skipped"):
         extras.append(f"{status.count('skipped')} skipped (no change in their scope)")
-    absorbed = sum(len((r.get("gate") or {}).get("absorbed") or []) for r in constraints)
-    if absorbed and any((r.get("gate") or {}).get("baseline") == "read" for r in constraints):
+    gates = [r.get("gate") or GateEntry() for r in constraints]
+    absorbed = sum(len(gate.get("absorbed") or []) for gate in gates)
+    if absorbed and any(gate.get("baseline") == "read" for gate in gates):
         extras.append(f"{_many(absorbed, 'finding')} accepted by the baseline")
     broken = [r for r in records if r["kind"] in ("invalid", "lost")]
     if broken:
@@ -588,7 +592,8 @@ def to_markdown(records: Sequence[Record], found: Sequence[Mapping[str, Any]]) -
     if broken:
         lines += ["#### Not checked", ""]
         for record in broken[:MAX_MD_TASKS]:
-            where = f"{record['file']}:{record['line']}" if record.get("line") else record["file"]
+            line = line_of(record)
+            where = f"{record['file']}:{line}" if line else record["file"]
             lines.append(f"- {code_span(str(where))}: {inline(str(record.get('error')))}")
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

@@ -11,15 +11,14 @@ them relative to the repository's root, which is the rootdir or a folder above i
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
-from pytest_codeif.report.records import FUNCTIONAL_SCOPE, Record
+from pytest_codeif.records import EvidenceEntry, OutcomeRecord, Record
+from pytest_codeif.report.records import FUNCTIONAL_SCOPE
 from pytest_codeif.report.safe_text import safe_text
 
 
-def rule_id(record: Record) -> str:
+def rule_id(record: OutcomeRecord) -> str:
     """`<check>/<constraint id>` (e.g. `construct/recursive`, `ruff/ruff` when the id is
     the default); a task's functional tests are `functional/tests`."""
     if record["kind"] == "functional":
@@ -27,10 +26,10 @@ def rule_id(record: Record) -> str:
     return f"{record['check']}/{record['constraint']}"
 
 
-def finding_text(record: Record, evidence: dict[str, Any]) -> str:
+def finding_text(record: OutcomeRecord, evidence: EvidenceEntry) -> str:
     """A finding's message with its rule (when it says more than the check's name), then
     what to do: the constraint's `message`, or else the check's own advice."""
-    text = safe_text(str(evidence["message"]) + links_text(evidence))
+    text = safe_text(evidence["message"] + links_text(evidence))
     rule = str(evidence.get("rule") or "")
     if rule and rule != record.get("check"):
         text = f"[{safe_text(rule)}] {text}"
@@ -40,7 +39,15 @@ def finding_text(record: Record, evidence: dict[str, Any]) -> str:
     return text
 
 
-def links_text(evidence: Mapping[str, Any]) -> str:
+def violation_findings(record: OutcomeRecord) -> list[EvidenceEntry]:
+    """A violated record's findings; without any, one at the item's own line (with no
+    rule: the text is the check's alone)."""
+    return record.get("evidence") or [
+        {"path": record["file"], "line": record.get("line"), "rule": "", "message": "violated"}
+    ]
+
+
+def links_text(evidence: EvidenceEntry) -> str:
     """` (links: a.py:3, b.py:7)` for a finding about a chain or cycle of imports, each
     link where it was written (a change may have added any of them); else empty."""
     links = evidence.get("links") or []

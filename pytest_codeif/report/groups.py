@@ -11,12 +11,12 @@ functional tests pass, for satisfaction@k when all its constraints are satisfied
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from math import comb
 from typing import Any, Final
 
-from pytest_codeif.report.records import Record
+from pytest_codeif.records import Record, is_outcome
 from pytest_codeif.report.summary import Summary, Tally, summarize
 
 #: A record whose metadata lacks the key falls in this group.
@@ -28,9 +28,15 @@ _COLUMN: Final = 9
 _RESPONSE: Final = re.compile(r"\[[^\[\]]*\]$")
 
 
-def group_of(record: Record, key: str) -> str:
-    value = (record.get("metadata") or {}).get(key)
+def group_named(metadata: Mapping[str, object] | None, key: str) -> str:
+    """The group of a task of `metadata`."""
+    value = (metadata or {}).get(key)
     return NO_GROUP if value is None else str(value)
+
+
+def group_of(record: Record, key: str) -> str:
+    """The group of `record`'s task (lost and invalid items have no metadata)."""
+    return group_named(record.get("metadata") if is_outcome(record) else None, key)
 
 
 def natural_order(name: str) -> list[Any]:

@@ -12,18 +12,18 @@ from __future__ import annotations
 import itertools
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any, Final
 
+from pytest_codeif.records import Record, is_outcome
 from pytest_codeif.report import html_plots
 from pytest_codeif.report.decay import Decay, decay
-from pytest_codeif.report.groups import NO_GROUP, Group, by_group, group_of, natural_order
+from pytest_codeif.report.groups import NO_GROUP, Group, by_group, group_named, natural_order
 from pytest_codeif.report.html_code import CodeSources, excerpts
 from pytest_codeif.report.json_report import records_of
-from pytest_codeif.report.records import Record
 from pytest_codeif.report.rounds import transitions
 from pytest_codeif.report.safe_text import safe_text
 from pytest_codeif.report.summary import Summary, Tally, summarize
@@ -60,7 +60,11 @@ class Grouping:
     by_file: bool
 
     def of(self, record: Record) -> str:
-        return str(record.get("file", "")) if self.by_file else group_of(record, self.key)
+        return self.of_task(record["file"], record.get("metadata") if is_outcome(record) else None)
+
+    def of_task(self, file: str, metadata: Mapping[str, object] | None) -> str:
+        """The group of a task of `file` and `metadata`."""
+        return file if self.by_file else group_named(metadata, self.key)
 
     @property
     def title(self) -> str:
@@ -455,8 +459,8 @@ def _violated_by_group(
         violated = [o for o in outcomes if o.get("status") == "violated"]
         if violated:
             count += len(violated)
-            probe = {"file": task["file"], "metadata": task.get("metadata") or {}}
-            found.setdefault(grouping.of(probe), []).append({**task, "violated": violated})
+            group = grouping.of_task(task["file"], task.get("metadata") or {})
+            found.setdefault(group, []).append({**task, "violated": violated})
     ordered = sorted(found, key=lambda g: (g == NO_GROUP, natural_order(g)))
     return {name: found[name] for name in ordered}, count
 

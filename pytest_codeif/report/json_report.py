@@ -12,11 +12,11 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from importlib.metadata import version
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, cast
 
+from pytest_codeif.records import InvalidRecord, LostRecord, OutcomeRecord, Record
 from pytest_codeif.report.decay import decay
 from pytest_codeif.report.files import atomic_writer
-from pytest_codeif.report.records import Record
 from pytest_codeif.report.summary import summarize
 
 SCHEMA_PATH: Final = Path(__file__).with_name("report.schema.json")
@@ -77,7 +77,9 @@ def build_report(
 
 
 def records_of(report: dict[str, Any]) -> list[Record]:
-    """The flat outcome records a report was built from (the task's code on the first)."""
+    """The flat outcome records a report was built from (the task's code on the first).
+    `report` is valid against `report.schema.json`, as the record types are (the reports
+    `codeif` reads are validated first): the records are taken as typed."""
     records: list[Record] = []
     for task in report["tasks"]:
         shared = {"file": task["file"], "task": task["id"], "metadata": task["metadata"]}
@@ -85,9 +87,9 @@ def records_of(report: dict[str, Any]) -> list[Record]:
         found = [{**outcome, **shared} for outcome in outcomes]
         if found and task.get("code") is not None:
             found[0]["code"] = task["code"]
-        records.extend(found)
-    records.extend(report["invalid"])
-    records.extend(report["lost"])
+        records.extend(cast("list[OutcomeRecord]", found))
+    records.extend(cast("list[InvalidRecord]", report["invalid"]))
+    records.extend(cast("list[LostRecord]", report["lost"]))
     return records
 
 

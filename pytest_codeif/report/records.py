@@ -1,23 +1,38 @@
-"""Outcome records: one plain dict per item, the only thing that travels on reports.
+"""Outcome records built from verdicts: one per outcome, the only thing that travels on
+reports (their shape: `pytest_codeif/records.py`).
 
 Plain built-in types only, so pytest-xdist can carry them from workers to the controller.
 Messages are kept exact (the JSON report is data) but capped (`safe_text.capped`): code
-under evaluation writes many of them, and some would be megabytes.
+under evaluation writes many of them, and some would be megabytes. A record is never
+changed once built: `skipped_record`, `with_gate` and `with_code` return new ones.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, NotRequired, TypedDict, cast
 
 from pytest_codeif.checks.base import advice_of
 from pytest_codeif.errors import TaskFileError, format_key_path
-from pytest_codeif.outcome import Evidence, FunctionalOutcome, Verdict
+from pytest_codeif.outcome import ErrorKind, Evidence, FunctionalOutcome, Verdict
+from pytest_codeif.records import (
+    CaseEntry,
+    CodeEntry,
+    ConstraintRecord,
+    EvidenceEntry,
+    FunctionalRecord,
+    GateEntry,
+    InvalidRecord,
+    LostRecord,
+    OutcomeT,
+    Plain,
+    Problem,
+    Record,
+    RecordStatus,
+)
 from pytest_codeif.report.fingerprints import evidence_fingerprints
 from pytest_codeif.report.safe_text import capped
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
-
-Record = dict[str, Any]
 
 #: The `check` and `constraint` that findings of a task's functional tests are filed
 #: under (in fingerprints and SARIF rule ids): they belong to no check.
@@ -42,13 +57,13 @@ def _instruction(task: Task) -> str | None:
 
 def _evidence(
     items: tuple[Evidence, ...], scope: tuple[str, ...], root: Path | None
-) -> list[dict[str, Any]]:
+) -> list[EvidenceEntry]:
     """Evidence as plain dicts; with `root` (pytest's rootdir), each carries the stable
     `fingerprint` of its finding (see `fingerprints.py`), read here where the files are."""
     prints = evidence_fingerprints(scope, items, root) if root is not None and items else None
-    found: list[dict[str, Any]] = []
+    found: list[EvidenceEntry] = []
     for index, e in enumerate(items):
-        entry: dict[str, Any] = {
+        entry: EvidenceEntry = {
             "path": e.path,
             "line": e.line,
             "column": e.column,
@@ -66,6 +81,24 @@ def _evidence(
     return found
 
 
+class _Common(TypedDict):
+    """The keys every outcome record starts with, in the order the report shows them."""
+
+    nodeid: str
+    file: str
+    task: str
+    metadata: Plain
+    instruction: str | None
+    status: RecordStatus
+    error_kind: ErrorKind | None
+    error: str | None
+    evidence: list[EvidenceEntry]
+    notes: list[str]
+    cached: bool
+    gate: NotRequired[GateEntry]  # never here: added by the gate (`with_gate`)
+    code: NotRequired[CodeEntry]  # never here: added by the collector (`with_code`)
+
+
 def _base(
     nodeid: str,
     file: str,
@@ -74,7 +107,7 @@ def _base(
     *,
     scope: tuple[str, str],
     root: Path | None,
-) -> Record:
+) -> _Common:
     return {
         "nodeid": nodeid,
         "file": file,
@@ -98,7 +131,7 @@ def constraint_record(
     verdict: Verdict,
     *,
     root: Path | None = None,
-) -> Record:
+) -> ConstraintRecord:
     """The record of one constraint item; `line` is the constraint's line in the task
     file (where an annotation of an undecidable verdict points)."""
     scope = (constraint.check_name, constraint.id)
@@ -121,9 +154,9 @@ def constraint_record(
 
 def functional_record(
     nodeid: str, file: str, task: Task, outcome: FunctionalOutcome, *, root: Path | None = None
-) -> Record:
+) -> FunctionalRecord:
     """The record of a task's functional-tests item; `line` is the task's line."""
-    cases = [
+    cases: list[CaseEntry] = [
         {"label": c.label, "status": c.status, "message": capped(c.message), "line": c.line}
         for c in outcome.cases
     ]
@@ -139,14 +172,47 @@ def functional_record(
     }
 
 
-def records_of(report: Any) -> list[Record]:
+def skipped_record(record: ConstraintRecord, reason: str) -> ConstraintRecord:
+    """The record of a constraint the CI gate does not judge (`reason`: why)."""
+    return {
+        **record,
+        "status": "skipped",
+        "evidence": [],
+        "notes": [reason],
+        "gate": {"skipped": reason},
+    }
+
+
+def with_gate(
+    record: ConstraintRecord,
+    gate: GateEntry,
+    *,
+    judged: tuple[RecordStatus, list[EvidenceEntry], list[str]] | None = None,
+) -> ConstraintRecord:
+    """`record` with what the CI gate did (`gate`, left out when empty) and, when the
+    gate changed the outcome, its `judged` status, evidence and notes."""
+    found: ConstraintRecord = {**record, "gate": gate} if gate else {**record}
+    if judged is None:
+        return found
+    status, evidence, notes = judged
+    # Keys the record holds keep their place: the report's key order does not change.
+    return {**found, "status": status, "evidence": evidence, "notes": notes}
+
+
+def with_code(record: OutcomeT, code: CodeEntry) -> OutcomeT:
+    """`record` carrying its task's code (one record per task and process does)."""
+    return {**record, "code": code}
+
+
+def records_of(report: object) -> list[Record]:
     """The records a test report carries (`codeif_records`, set where the item's
     verdict is reached): one for an item of one outcome, one per outcome of a task's
     item under `--codeif-items=task`, none for any other report."""
     found = getattr(report, "codeif_records", None)
     if not isinstance(found, list):
         return []
-    return [record for record in found if isinstance(record, dict)]
+    # Set by this plugin alone (`pytest_runtest_makereport`, the gate's items): records.
+    return [cast("Record", record) for record in found if isinstance(record, dict)]
 
 
 def tolerable(records: list[Record]) -> bool:
@@ -159,7 +225,7 @@ def tolerable(records: list[Record]) -> bool:
     )
 
 
-def lost_record(nodeid: str, reason: str) -> Record:
+def lost_record(nodeid: str, reason: str) -> LostRecord:
     """An item whose verdict never arrived (its pytest-xdist worker crashed)."""
     parts = nodeid.split("::")
     return {
@@ -173,8 +239,11 @@ def lost_record(nodeid: str, reason: str) -> Record:
     }
 
 
-def invalid_record(nodeid: str, file: str, label: str, error: TaskFileError) -> Record:
-    """The record of a task file, or one task in it, that could not be read."""
+def invalid_record(
+    nodeid: str, file: str, label: str, error: TaskFileError, problems: list[Problem]
+) -> InvalidRecord:
+    """The record of a task file, or one task in it, that could not be read; `problems`:
+    every problem found in it, `error` the first."""
     return {
         "kind": "invalid",
         "nodeid": nodeid,
@@ -185,4 +254,5 @@ def invalid_record(nodeid: str, file: str, label: str, error: TaskFileError) -> 
         "error": error.message,
         "line": error.location.line,
         "key_path": format_key_path(error.location.key_path),
+        "problems": problems,
     }

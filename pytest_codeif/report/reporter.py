@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_codeif.checks.base import documentation, summary
+from pytest_codeif.records import Record
 from pytest_codeif.report.annotations import annotation_lines, enabled
 from pytest_codeif.report.decay import decay
 from pytest_codeif.report.feedback import feedback_format, file_lines, write_text
@@ -24,7 +25,6 @@ from pytest_codeif.report.groups import by_group
 from pytest_codeif.report.groups import render as render_groups
 from pytest_codeif.report.groups import to_dict as groups_to_dict
 from pytest_codeif.report.json_report import build_report, write_atomically
-from pytest_codeif.records import Record
 from pytest_codeif.report.records import lost_record, records_of, tolerable
 from pytest_codeif.report.rounds import render as render_rounds
 from pytest_codeif.report.rounds import transitions

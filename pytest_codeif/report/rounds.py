@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from pytest_codeif.records import Record
 from pytest_codeif.report.groups import NO_GROUP, base_task, group_of, natural_order
-from pytest_codeif.report.records import Record
 
 Pair = tuple[str, str, str, str]  # base task, model, sample, constraint
 

@@ -31,14 +31,15 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import quote
 
+from pytest_codeif.records import GateEntry, OutcomeRecord, Record, is_outcome, line_of
 from pytest_codeif.report.findings import (
     error_text,
     finding_text,
     item_label,
     repo_path,
     rule_id,
+    violation_findings,
 )
-from pytest_codeif.report.records import Record
 from pytest_codeif.report.summary import summarize
 
 SARIF_VERSION: Final = "2.1.0"
@@ -76,7 +77,7 @@ def _doc_parts(doc: str, check: str) -> tuple[str, str]:
     return summary, "\n\n".join(p for p in paragraphs if p)
 
 
-def _rule(rid: str, records: list[Record], doc: str) -> dict[str, Any]:
+def _rule(rid: str, records: list[OutcomeRecord], doc: str) -> dict[str, Any]:
     first = records[0]
     check = "functional" if first["kind"] == "functional" else str(first["check"])
     summary, description = _doc_parts(doc, check)
@@ -89,7 +90,7 @@ def _rule(rid: str, records: list[Record], doc: str) -> dict[str, Any]:
     full = f"{description}\n\n{advice}".strip()
     help_text = f"{advice}\n\n{doc}".strip() if doc else full
     help_md = f"**{advice}**\n\n{doc}".strip() if advice else (doc or full)
-    categories = sorted({str(r["category"]) for r in records if r.get("category")})
+    categories = sorted({str(r.get("category")) for r in records if r.get("category")})
     properties: dict[str, Any] = {
         "tags": ["pytest-codeif", *categories],
         "precision": "very-high",
@@ -127,7 +128,7 @@ def _location(
 
 
 def _results(
-    record: Record, rule_index: int, *, rootdir: Path, root: Path, absorbed: bool = False
+    record: OutcomeRecord, rule_index: int, *, rootdir: Path, root: Path, absorbed: bool = False
 ) -> Iterable[dict[str, Any]]:
     """The results of a record's findings; with `absorbed`, of those its baseline
     accepts (`gate.absorbed`), each suppressed and `unchanged`, where the others are `new`."""
@@ -139,10 +140,8 @@ def _results(
     }
     if record["kind"] == "constraint":
         properties.update(constraint=record["constraint"], check=record["check"])
-    gate = record.get("gate") or {}
-    evidence = (gate.get("absorbed") if absorbed else record.get("evidence")) or []
-    if not evidence and not absorbed:  # a violation has evidence; else, point at the item
-        evidence = [{"path": record["file"], "line": record.get("line"), "message": "violated"}]
+    gate: GateEntry = record.get("gate") or {}
+    evidence = (gate.get("absorbed") or []) if absorbed else violation_findings(record)
     for item in evidence:
         text = f"{finding_text(record, item)}\n({item_label(record)})"
         result: dict[str, Any] = {
@@ -179,17 +178,15 @@ def _results(
 def _notification(
     record: Record, rules: Mapping[str, int], *, rootdir: Path, root: Path
 ) -> dict[str, Any]:
-    undecidable = record["kind"] in ("constraint", "functional")
+    undecidable = is_outcome(record)
     notification: dict[str, Any] = {
         "level": "warning" if undecidable else "error",
         "message": {"text": f"{error_text(record)}\n({item_label(record)})"},
         "descriptor": {"id": str(record.get("error_kind") or "unknown")},
-        "locations": [
-            _location(record["file"], record.get("line"), None, rootdir=rootdir, root=root)
-        ],
+        "locations": [_location(record["file"], line_of(record), None, rootdir=rootdir, root=root)],
         "properties": {"nodeid": record["nodeid"]},
     }
-    if undecidable:
+    if is_outcome(record):
         rid = rule_id(record)
         notification["associatedRule"] = {"id": rid, "index": rules[rid]}
     return notification
@@ -210,7 +207,7 @@ def build_sarif(
     `rootdir` is pytest's, which evidence paths are relative to; `root` the repository's
     (`%SRCROOT%`); `complete` is false when the run was interrupted or lost items."""
     ordered = sorted(records, key=lambda r: str(r["nodeid"]))
-    by_rule: dict[str, list[Record]] = {}
+    by_rule: dict[str, list[OutcomeRecord]] = {}
     for record in ordered:
         if record["kind"] in ("constraint", "functional"):
             by_rule.setdefault(rule_id(record), []).append(record)
@@ -224,11 +221,13 @@ def build_sarif(
     results: list[dict[str, Any]] = []
     notifications: list[dict[str, Any]] = []
     for record in ordered:
+        if record["status"] == "error":
+            notifications.append(_notification(record, index, rootdir=rootdir, root=root))
+        if not is_outcome(record):
+            continue  # lost and invalid items: an error, never a finding
         if record["status"] == "violated":
             rid = rule_id(record)
             results.extend(_results(record, index[rid], rootdir=rootdir, root=root))
-        elif record["status"] == "error":
-            notifications.append(_notification(record, index, rootdir=rootdir, root=root))
         if (record.get("gate") or {}).get("absorbed"):
             rid = rule_id(record)
             results.extend(_results(record, index[rid], rootdir=rootdir, root=root, absorbed=True))

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_codeif.report.records import Record
+from pytest_codeif.records import GateEntry, OutcomeRecord, Record
 
 
 @dataclass
@@ -69,7 +69,7 @@ class GateFigures:
     baseline: bool = False  # a baseline was read or written
     changed_only: bool = False  # --codeif-changed-since
 
-    def add(self, gate: dict[str, Any]) -> None:
+    def add(self, gate: GateEntry) -> None:
         found = len(gate.get("absorbed") or [])
         if gate.get("baseline") == "write":
             self.recorded += found
@@ -77,8 +77,8 @@ class GateFigures:
             self.absorbed += found
         self.baseline = self.baseline or "baseline" in gate
         self.changed_only = self.changed_only or "outside_changes" in gate or "skipped" in gate
-        self.outside_changes += int(gate.get("outside_changes") or 0)
-        self.disappeared += int(gate.get("disappeared") or 0)
+        self.outside_changes += gate.get("outside_changes") or 0
+        self.disappeared += gate.get("disappeared") or 0
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -155,7 +155,7 @@ def _many(count: int, what: str) -> str:
 def summarize(records: Iterable[Record]) -> Summary:
     """Aggregate records (in any order: the result does not depend on it)."""
     summary = Summary()
-    tasks: dict[tuple[str, str], list[Record]] = {}
+    tasks: dict[tuple[str, str], list[OutcomeRecord]] = {}
     for record in records:
         if record["status"] == "error":
             kind = str(record.get("error_kind") or "unknown")
@@ -167,9 +167,10 @@ def summarize(records: Iterable[Record]) -> Summary:
             summary.lost += 1
             continue
         summary.cached += bool(record.get("cached"))
-        if isinstance(record.get("gate"), dict):
+        gate = record.get("gate")
+        if isinstance(gate, dict):
             summary.gate = summary.gate or GateFigures()
-            summary.gate.add(record["gate"])
+            summary.gate.add(gate)
         tasks.setdefault((record["file"], record["task"]), []).append(record)
         if record["kind"] == "functional":
             summary.functional.add(record["status"])
@@ -179,18 +180,19 @@ def summarize(records: Iterable[Record]) -> Summary:
         summary.constraints.add(record["status"])
         summary.by_check.setdefault(record["check"], Tally()).add(record["status"])
         summary.by_category.setdefault(record["category"], Tally()).add(record["status"])
-        if record.get("level") is not None:
-            summary.by_level.setdefault(int(record["level"]), Tally()).add(record["status"])
+        level = record.get("level")
+        if level is not None:
+            summary.by_level.setdefault(int(level), Tally()).add(record["status"])
     for task_records in tasks.values():
         _task_level(summary, task_records)
     return summary
 
 
-def _task_level(summary: Summary, records: list[Record]) -> None:
+def _task_level(summary: Summary, records: list[OutcomeRecord]) -> None:
     judged = [r for r in records if r["status"] != "skipped"]
     constraints = [r for r in judged if r["kind"] == "constraint"]
     functional = [r for r in judged if r["kind"] == "functional"]
-    statuses = [r["status"] for r in constraints]
+    statuses: list[str] = [r["status"] for r in constraints]
     if constraints:
         status = _combine(statuses)
         summary.tasks_all.add(status)

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Final, Literal
 
 from pytest_codeif.code.extract import extract_python
 from pytest_codeif.code.unit import CodeUnit, SourceFile
+from pytest_codeif.records import CodeEntry, TextCode
 from pytest_codeif.spec import CodeSpec
 
 #: Most characters of a task's code kept in the report (real answers are a few kB).
@@ -46,7 +47,9 @@ def _capped(text: str) -> tuple[str, int, int]:
     return kept, kept.count("\n"), total
 
 
-def _lines(spec: CodeSpec, source: SourceFile) -> tuple[list[list[int]] | None, str | None]:
+def _lines(
+    spec: CodeSpec, source: SourceFile
+) -> tuple[list[list[int]] | None, Literal["origin", "response"] | None]:
     """Where each code line came from, and in what: lines of the origin file when the
     text sits there line for line (a literal `|` block, a response file), else lines of
     the response itself (one line of a JSONL file, a folded or quoted scalar)."""
@@ -60,7 +63,7 @@ def _lines(spec: CodeSpec, source: SourceFile) -> tuple[list[list[int]] | None, 
     return None, None
 
 
-def code_entry(spec: CodeSpec, unit: CodeUnit, display: Callable[[Path], str]) -> dict[str, Any]:
+def code_entry(spec: CodeSpec, unit: CodeUnit, display: Callable[[Path], str]) -> CodeEntry:
     """The `code` of a task in the JSON report (shape: report.schema.json, `code`)."""
     first = unit.files[0]
     if first.line_origin is None:  # real files on disk: named, not copied
@@ -74,7 +77,7 @@ def code_entry(spec: CodeSpec, unit: CodeUnit, display: Callable[[Path], str]) -
     runs, lines_in = _lines(spec, first)
     if runs is not None:
         runs = [[c, line, min(n, shown - c + 1)] for c, line, n in runs if c <= shown]
-    entry: dict[str, Any] = {
+    entry: TextCode = {
         "kind": spec.kind,
         "origin": display(first.origin),
         "origin_line": first.line_origin[0] if first.line_origin else None,

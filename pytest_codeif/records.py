@@ -1,0 +1,200 @@
+"""The outcome record's shape: one typed dict per kind, the only thing that travels on
+reports (from pytest-xdist workers to the controller) and every report is built from.
+
+TypedDicts, not classes: at run time a record is a plain dict of built-in types, so it
+crosses pytest-xdist and `json.dumps` as it is, and the JSON report's entries are records
+with the task's keys taken out (`report/json_report.py`). The shape is the public
+`report/report.schema.json`: a key the schema requires is required here, any other is
+`NotRequired`, as a report written by an older version may lack it (readers use `.get`).
+`tests/test_record_types.py` holds the two to each other. Records are built in
+`report/records.py` and never changed after: the gate and the collector make new ones.
+"""
+
+# No `from __future__ import annotations` here: on Python 3.11 it hides `NotRequired` from
+# the TypedDicts' `__required_keys__`, which the schema test compares.
+from typing import Literal, NotRequired, TypedDict, TypeGuard, TypeVar, final
+
+from pytest_codeif.outcome import CaseStatus, ErrorKind
+
+#: An outcome's status in a record: a verdict's, or `skipped` (not judged by the CI gate).
+RecordStatus = Literal["satisfied", "violated", "error", "skipped"]
+#: Plain JSON data copied from a task file (a task's `metadata`, a constraint's options).
+Plain = dict[str, object]
+
+
+@final
+class Link(TypedDict):
+    """One import of a chain or cycle, located as its finding is."""
+
+    path: str
+    line: int | None
+
+
+@final
+class EvidenceEntry(TypedDict):
+    """A finding as records carry it (schema: `evidence`)."""
+
+    path: str
+    line: int | None
+    column: NotRequired[int | None]
+    rule: str
+    message: str
+    code_path: NotRequired[str | None]
+    code_line: NotRequired[int | None]
+    code_column: NotRequired[int | None]
+    links: NotRequired[list[Link]]
+    fingerprint: NotRequired[str]
+
+
+@final
+class CaseEntry(TypedDict):
+    """One functional test case's result."""
+
+    label: str
+    status: CaseStatus
+    message: str
+    line: int
+
+
+@final
+class GateEntry(TypedDict, total=False):
+    """What the CI gate's filters did to one constraint (`gate/apply.py`)."""
+
+    skipped: str
+    outside_changes: int
+    baseline: Literal["read", "write"]
+    absorbed: list[EvidenceEntry]
+    disappeared: int
+
+
+@final
+class TextCode(TypedDict):
+    """A task's code as text (inline code, a response), with where its lines came from."""
+
+    kind: str
+    origin: str
+    origin_line: int | None
+    path: str
+    text: str
+    lines: list[list[int]] | None
+    lines_in: Literal["origin", "response"] | None
+    lines_total: int
+    lines_shown: int
+    note: NotRequired[str]
+
+
+@final
+class PathsCode(TypedDict):
+    """A task's code on disk (`file:`, `directory:`), named by its paths."""
+
+    kind: str
+    paths: list[str]
+    paths_total: int
+
+
+CodeEntry = TextCode | PathsCode
+
+
+class _Outcome(TypedDict):
+    """What a constraint's and a functional outcome's records share (schema: `outcome`,
+    with the task's `file`, `task`, `metadata` and, on one record of the task, `code`)."""
+
+    nodeid: str
+    file: str
+    task: str
+    metadata: Plain
+    instruction: NotRequired[str | None]
+    status: RecordStatus
+    error_kind: ErrorKind | None
+    error: str | None
+    evidence: list[EvidenceEntry]
+    notes: NotRequired[list[str]]
+    cached: NotRequired[bool]
+    line: NotRequired[int]
+    advice: NotRequired[str]
+    constraints_in_task: NotRequired[int]
+    has_tests: NotRequired[bool]
+    gate: NotRequired[GateEntry]
+    code: NotRequired[CodeEntry]
+
+
+@final
+class ConstraintRecord(_Outcome):
+    """One constraint's outcome."""
+
+    kind: Literal["constraint"]
+    constraint: NotRequired[str]
+    check: NotRequired[str]
+    category: NotRequired[str]
+    level: NotRequired[int | None]
+    options: NotRequired[Plain]
+    message: NotRequired[str | None]
+
+
+@final
+class FunctionalRecord(_Outcome):
+    """The outcome of a task's functional tests (call cases and pytest files)."""
+
+    kind: Literal["functional"]
+    cases: NotRequired[list[CaseEntry]]
+    cases_passed: NotRequired[int]
+
+
+@final
+class LostRecord(TypedDict):
+    """An item whose verdict never arrived (schema: `lost`)."""
+
+    kind: Literal["lost"]
+    nodeid: str
+    file: str
+    task: str
+    status: Literal["error"]
+    error_kind: Literal["crash"]
+    error: str
+
+
+@final
+class Problem(TypedDict):
+    """One problem of a task file; `file` when it is in another file (JSONL responses)."""
+
+    line: int
+    key_path: str
+    error: str
+    file: NotRequired[str]
+
+
+@final
+class InvalidRecord(TypedDict):
+    """A task file, or a task, that could not be read (schema: `invalid`)."""
+
+    kind: Literal["invalid"]
+    nodeid: str
+    file: str
+    task: str
+    status: Literal["error"]
+    error_kind: Literal["invalid-task"]
+    error: str
+    line: int
+    key_path: str
+    problems: NotRequired[list[Problem]]
+
+
+#: A judged (or skipped) outcome: what the summary's rates are made of.
+OutcomeRecord = ConstraintRecord | FunctionalRecord
+#: Any record a report carries.
+Record = ConstraintRecord | FunctionalRecord | LostRecord | InvalidRecord
+#: Either kind of outcome record, the same kind out as in.
+OutcomeT = TypeVar("OutcomeT", ConstraintRecord, FunctionalRecord)
+
+
+def is_outcome(record: Record) -> TypeGuard[OutcomeRecord]:
+    """The record is a constraint's or functional tests' outcome (not lost or invalid)."""
+    return record["kind"] in ("constraint", "functional")
+
+
+def line_of(record: Record) -> int | None:
+    """The task-file line a record points at: its constraint's, task's or problem's
+    (None for a lost item, or a record read from a report that gave none)."""
+    if record["kind"] == "lost":
+        return None
+    return record.get("line")
