@@ -28,10 +28,10 @@ def taskfile_page() -> str:
     parts = [
         _INTRO,
         "## The file\n",
-        keys_table(file_schema(task)),
+        _linked(keys_table(file_schema(task))),
         "## Tasks\n",
         "Each entry of `tasks`.\n",
-        keys_table(task),
+        _linked(keys_table(task)),
         f"Give exactly one of {names([k for b in task['oneOf'] for k in b['required']])}: "
         "where the code under evaluation comes from.\n",
         "## Constraints\n",
@@ -47,6 +47,17 @@ def taskfile_page() -> str:
     for form in case_schema()["oneOf"]:
         parts += [f"### {_form_title(form)}\n", keys_table(form)]
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _linked(table: str) -> str:
+    """`table` with the lists of tasks, constraints and test cases linked to their
+    sections."""
+    sections = {"tasks": "tasks", "constraints": "constraints", "tests": "test-cases"}
+    for key, section in sections.items():
+        for shown in (f"`{key}`", f"`{key}` (required)"):
+            linked = f"| {shown} | list of [{key}](#{section}) |"
+            table = table.replace(f"| {shown} | list of mapping |", linked)
+    return table
 
 
 def _rules(schema: Mapping[str, Any]) -> list[str]:
