@@ -34,7 +34,7 @@ from pytest_codeif.outcome import Evidence, FunctionalOutcome, Verdict
 from pytest_codeif.taskfile.model import CallCase, CodeSpec, ConstraintSpec, Task
 from pytest_codeif.taskfile.parse import TaskProblems, parse_task_file
 from pytest_codeif.taskfile.schema import constraint_schema, describe_error, first_error
-from pytest_codeif.taskfile.yamlload import load_task_yaml, read_task_bytes
+from pytest_codeif.taskfile.yamlload import LoadedYaml, load_task_yaml, read_task_bytes
 
 #: The id of the task each sample is evaluated as (`ctx.task_id` while samples run).
 SAMPLE_TASK_ID = "sample"
@@ -288,7 +288,8 @@ def verify_rule_examples(
     try:
         if b"examples" not in read_task_bytes(path):
             return [], []
-        parsed = parse_task_file(load_task_yaml(path), registry, root)
+        loaded = load_task_yaml(path)
+        parsed = parse_task_file(loaded, registry, root)
     except TaskFileError as exc:
         return [], _read_problems(exc)
     results: dict[tuple[str | int, ...], RuleExamplesResult] = {}
@@ -297,7 +298,7 @@ def verify_rule_examples(
             check = constraint.check
             where = constraint.location.key_path
             if isinstance(check, PatternCheck) and check.examples and where not in results:
-                results[where] = _prove_examples(path, constraint, check)
+                results[where] = _prove_examples(loaded, constraint, check)
     problems = [p for _, error in parsed.errors for p in _read_problems(error)]
     return list(results.values()), problems
 
@@ -308,9 +309,8 @@ def _read_problems(error: TaskFileError) -> list[ExampleProblem]:
 
 
 def _prove_examples(
-    path: Path, constraint: ConstraintSpec, check: PatternCheck
+    loaded: LoadedYaml, constraint: ConstraintSpec, check: PatternCheck
 ) -> RuleExamplesResult:
-    loaded = load_task_yaml(path)  # positions of the examples, which parsing does not keep
     problems: list[ExampleProblem] = []
     for key, index, code in check.examples.each():
         key_path = (*constraint.location.key_path, "examples", key, index)
