@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -402,6 +403,20 @@ def gate_command(args: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The `codeif` command: its exit status."""
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # The reader went away (`codeif pattern ... | head`): stop quietly, as grep does,
+        # with the status of a process ended by SIGPIPE; the interpreter's final flush of
+        # stdout must not fail again, so stdout now goes nowhere.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+        return 128 + signal.SIGPIPE
+
+
+def _main(argv: Sequence[str] | None) -> int:
     given = list(sys.argv[1:] if argv is None else argv)
     if given[:1] == ["gate"]:
         # Every argument after `gate` is pytest's: not parsed here.

@@ -4,6 +4,7 @@ that pin the line a finding lands on."""
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -359,3 +360,26 @@ def test_codeif_pattern_shows_matched_text_as_data(pytester: pytest.Pytester) ->
     assert "\\x1b]8;;https://evil\\x07here\\x1b[2J" in out
     assert not any(line.lstrip().startswith("::") for line in result.stdout.lines)
     assert "\\::error file=x::forged" in out
+
+
+def test_codeif_pattern_stops_quietly_when_the_reader_goes_away(tmp_path: Path) -> None:
+    """`codeif pattern ... | head -1`: no BrokenPipeError traceback, SIGPIPE's status."""
+    many = tmp_path / "many.py"
+    many.write_text("".join(f"print({i})\n" for i in range(5_000)))
+    script = (
+        "import sys\n"
+        "from pytest_codeif.cli import main\n"
+        "sys.exit(main(['pattern', 'print($X)', sys.argv[1]]))\n"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", script, str(many)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as child:
+        assert child.stdout is not None and child.stderr is not None
+        first = child.stdout.readline()
+        child.stdout.close()  # the reader leaves after one line
+        errors = child.stderr.read()
+        assert child.wait(timeout=60) == 141
+    assert first.startswith(str(many).encode())
+    assert b"Traceback" not in errors and b"BrokenPipeError" not in errors
