@@ -381,10 +381,6 @@ class AlgorithmCheck(Check):
     name = "algorithm"
     category = "Algorithm"
     advice = (
-        "Restructure the code around the required technique (or away from the forbidden "
-        "one); for a named algorithm use the `named-algorithm` check."
-    )
-    advice = (
         "Build the code on the technique the task names, in the structure that makes it (a table "
         "filled from its own entries for dynamic programming, a halving range for binary search, "
         "a queue and a visited set for BFS), and remove the techniques it forbids."

@@ -41,7 +41,7 @@ class CheckRegistry:
         if not isinstance(getattr(check, "category", None), str):
             raise CheckRegistrationError(f"{where}: `category` must be a string")
         # The built-in checks' schemas are verified by the test suite
-        # (`test_check_samples.py`); verifying 31 of them against the metaschema would
+        # (`test_check_samples.py`); verifying every one against the metaschema would
         # cost every run a fifth of a second.
         if not check.__module__.startswith("pytest_codeif."):
             verify_options_schema(check, where)

@@ -36,10 +36,7 @@ from pytest_codeif.outcome import Status, Undecidable, Verdict
 from pytest_codeif.records import ConstraintRecord, EvidenceEntry, GateEntry
 from pytest_codeif.report.records import with_gate
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
-
-
-def _many(count: int, what: str) -> str:
-    return f"{count} {what}{'s' if count != 1 else ''}"
+from pytest_codeif.text import counted as _many
 
 
 def skip_reason(

@@ -39,6 +39,7 @@ from pytest_codeif.report.files import write_text_atomically
 from pytest_codeif.report.findings import links_text
 from pytest_codeif.report.records import FUNCTIONAL_ADVICE, FUNCTIONAL_SCOPE
 from pytest_codeif.report.safe_text import safe_text
+from pytest_codeif.text import counted as _many
 
 #: The `version` of every JSONL object; raised when a key changes meaning or goes.
 FEEDBACK_VERSION: Final = 1
@@ -525,10 +526,6 @@ def _task_md(entry: Mapping[str, Any]) -> list[str]:
     if len(items) > MAX_MD_ITEMS:
         lines.append(f"- ... and {_many(len(items) - MAX_MD_ITEMS, 'more item')} to fix")
     return [*lines, ""]
-
-
-def _many(count: int, what: str) -> str:
-    return f"{count} {what}{'' if count == 1 else 's'}"
 
 
 def summary_line(records: Sequence[Record], found: Sequence[Mapping[str, Any]]) -> str:

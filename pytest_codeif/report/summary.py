@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_codeif.records import GateEntry, OutcomeRecord, Record
+from pytest_codeif.text import counted as _many
 
 
 @dataclass
@@ -146,10 +147,6 @@ class Summary:
             gone = _many(self.gate.disappeared, "recorded finding")
             lines.append(f"baseline: {absorbed} absorbed, {gone} no longer found")
         return lines
-
-
-def _many(count: int, what: str) -> str:
-    return f"{count} {what}{'s' if count != 1 else ''}"
 
 
 def summarize(records: Iterable[Record]) -> Summary:

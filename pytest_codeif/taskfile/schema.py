@@ -24,6 +24,7 @@ from pytest_codeif.checks.base import CATEGORIES
 from pytest_codeif.checks.registry import CheckRegistry
 from pytest_codeif.code.scope import SCOPE_KEYS
 from pytest_codeif.taskfile.yamlload import KeyPath
+from pytest_codeif.text import counted as _count
 
 SCHEMA_ID: Final = "https://pytest-codeif.readthedocs.io/schema/task.schema.json"
 
@@ -562,10 +563,6 @@ def _hint(word: object, candidates: list[str]) -> str:
 
 def _either(words: list[str]) -> str:
     return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} or {words[-1]}"
-
-
-def _count(number: object, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _type_words(expected: object) -> str:

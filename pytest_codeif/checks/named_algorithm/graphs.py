@@ -768,7 +768,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "bfs",
         "breadth-first search",
-        "graphs",
         "a loop taking nodes from a queue's front (`popleft()`, `pop(0)`, `get()`) and "
         "queueing their neighbours, or expanding one level (frontier) at a time",
         bfs,
@@ -779,7 +778,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "dfs",
         "depth-first search",
-        "graphs",
         "recursion into each neighbour or child (a self-call in the loop over neighbours, or "
         "on `node.left`), or a loop popping a stack's top and pushing neighbours",
         dfs,
@@ -804,7 +802,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "dijkstra",
         "Dijkstra's algorithm",
-        "graphs",
         "the nearest unsettled node picked each round (`heappop`, a PriorityQueue's `get()`, "
         "or `min(..., key=dist)` in a loop) and distances relaxed through it (`if d + w < "
         "dist[v]: dist[v] = d + w`)",
@@ -816,7 +813,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "bellman-ford",
         "the Bellman-Ford algorithm",
-        "graphs",
         "distances relaxed over every edge in a loop repeated for a count of rounds "
         "(`for _ in range(n - 1)`)",
         bellman_ford,
@@ -827,7 +823,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "floyd-warshall",
         "the Floyd-Warshall algorithm",
-        "graphs",
         "three nested loops updating `d[i][j]` through `d[i][k] + d[k][j]`",
         floyd_warshall,
         ("floyd warshall", "all pairs shortest paths floyd", "floyd warshall shortest paths"),
@@ -849,7 +844,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "topological-sort",
         "a topological sort",
-        "graphs",
         "Kahn's algorithm (in-degrees lowered as nodes are removed, nodes queued at zero) or a "
         "depth-first post-order, reversed; `graphlib` only with `allow-library`",
         topological_sort,
@@ -870,7 +864,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "kahn",
         "Kahn's algorithm",
-        "graphs",
         "in-degrees counted and lowered as nodes are removed, nodes queued when theirs "
         "reaches zero",
         kahn,
@@ -881,7 +874,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "union-find",
         "union-find",
-        "graphs",
         "a `find` following parent links to the root (a loop or recursion on `parent[x]`) and "
         "a union linking one root under another (`parent[ra] = rb`); relabelling every "
         "member (quick-find) is the near miss",
@@ -915,7 +907,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "kruskal",
         "Kruskal's algorithm",
-        "graphs",
         "edges sorted by weight and kept when a union-find `find` shows their ends in "
         "different components",
         kruskal,
@@ -926,7 +917,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "prim",
         "Prim's algorithm",
-        "graphs",
         "one tree grown from a start vertex: the lightest edge leaving it popped from a heap "
         "(pushed with its own weight, not a summed distance), vertices in the tree skipped",
         prim,

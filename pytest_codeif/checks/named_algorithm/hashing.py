@@ -234,7 +234,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "fnv-1a",
         "FNV-1a",
-        "hashing",
         "a loop that xors each byte into the hash and then multiplies by the FNV prime "
         "(16777619 for 32 bits, 1099511628211 for 64), starting from the offset basis "
         "(2166136261 / 14695981039346656037); constants may be bound to names; values "
@@ -298,7 +297,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "fnv-1",
         "FNV-1",
-        "hashing",
         "a loop that multiplies the hash by the FNV prime and then xors each byte in, "
         "starting from the offset basis",
         fnv_1,

@@ -427,7 +427,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "miller-rabin",
         "Miller-Rabin",
-        "numbers",
         "modular exponentiation `pow(a, d, n)` in a loop of witness rounds, n - 1 written "
         "as d·2^s, and squaring `x = pow(x, 2, n)` towards n - 1; an observed case calling a "
         "Carmichael number (561, 1105...) prime refutes it, and without one the function "
@@ -489,7 +488,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "sieve-of-eratosthenes",
         "the sieve of Eratosthenes",
-        "numbers",
         "a table in which the multiples of each prime are marked off: `range(p * p, n + 1, "
         "p)` stores or a slice assignment `table[p * p :: p]`, inside a loop over p",
         sieve,
@@ -540,7 +538,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "euclid-gcd",
         "Euclid's algorithm",
-        "numbers",
         "the remainder step `a, b = b, a % b` in a loop, `gcd(b, a % b)` in recursion, or "
         "the subtractive form; `math.gcd` only with `allow-library`",
         euclid,

@@ -143,7 +143,6 @@ class Recogniser:
 
     name: str
     title: str
-    family: str
     summary: str
     decide: Callable[[Code], Judgement]
     aliases: tuple[str, ...] = ()

@@ -244,7 +244,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "binary-search",
         "binary search",
-        "searching",
         "a midpoint `(lo + hi) // 2` taken in a loop or recursion, the element there read, "
         "and a bound moved to it (`lo = mid + 1`, `hi = mid - 1`); `bisect` only with "
         "`allow-library`; `.index()` or a scan is the near miss",
@@ -301,7 +300,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "quickselect",
         "quickselect",
-        "searching",
         "partition around a pivot, then recursion (or a loop) into the one side holding the "
         "k-th element only; sorting everything or a heap is the near miss",
         quickselect,
@@ -334,7 +332,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "kmp",
         "Knuth-Morris-Pratt",
-        "searching",
         "a failure (prefix) table built in a loop and read to fall back on a mismatch "
         "(`j = lps[j - 1]`); `str.find`, `re` or comparing afresh at every position is the "
         "near miss",

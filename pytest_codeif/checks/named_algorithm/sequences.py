@@ -566,7 +566,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "kadane",
         "Kadane's algorithm",
-        "sequences",
         "one loop, neither nested nor holding another, with a running sum that extends or "
         "restarts (`cur = max(x, cur + x)`, or `cur += x` with a reset) and a running best "
         "(`best = max(best, cur)`)",
@@ -614,7 +613,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "boyer-moore-voting",
         "the Boyer-Moore majority vote",
-        "sequences",
         "one loop with a candidate replaced when the count is zero and the count raised or "
         "lowered as elements agree with it; counting every value (Counter, a dict) is not it",
         boyer_moore,
@@ -653,7 +651,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "fisher-yates",
         "the Fisher-Yates shuffle",
-        "sequences",
         "a loop swapping each position i with one drawn from the part not yet fixed "
         "(`randint(0, i)` counting down, `randint(i, n - 1)` counting up) on the list itself, "
         "not a copy; Sattolo's `randint(0, i - 1)` and the biased `randint(0, n - 1)` are "
@@ -722,7 +719,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "floyd-cycle",
         "Floyd's cycle detection",
-        "sequences",
         "a slow pointer moved one step and a fast pointer two steps in the same loop "
         "(`slow.next`, `fast.next.next`; `f(f(x))`; `a[a[x]]`), compared; a visited set "
         "is the near miss",
@@ -767,7 +763,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "two-pointers",
         "the two-pointer technique",
-        "sequences",
         "two indexes moved in one loop: from both ends towards each other (`while left < "
         "right`, `left += 1`, `right -= 1`) or a write index following a read index",
         two_pointers,
@@ -806,7 +801,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "sliding-window",
         "a sliding window",
-        "sequences",
         "a window carried along a sequence: the entering element added and the leaving one "
         "removed in the same loop (`total += a[r]`, `total -= a[l]`, counts up and down, or "
         "`total += a[i] - a[i - k]`), or a deque of indexes trimmed at the front; "

@@ -565,7 +565,6 @@ def _sorts(
     return Recogniser(
         name,
         title,
-        "sorts",
         summary,
         decide,
         aliases,

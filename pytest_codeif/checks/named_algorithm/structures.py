@@ -380,7 +380,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "heap",
         "a binary heap",
-        "structures",
         "heapq's functions, or a list with a hand-written sift-up (parent (i - 1) // 2) and "
         "sift-down (children 2i + 1, 2i + 2); `queue.PriorityQueue` only with "
         "`allow-library`; a list kept sorted is the near miss",
@@ -424,7 +423,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "trie",
         "a trie",
-        "structures",
         "a loop over a word's characters descending one child per character (`node = "
         "node.children[ch]`, `node = node.setdefault(ch, {})`) and creating missing children",
         trie,
@@ -472,7 +470,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "b-tree",
         "a B-tree",
-        "structures",
         "a node class holding a list of keys and a list of children, and a split of a full "
         "node (its keys sliced at a midpoint, or a split method); a binary tree named BTree "
         "or a B-tree imported from a library is the near miss",
@@ -530,7 +527,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "lru-cache",
         "an LRU cache",
-        "structures",
         "a bounded cache evicting the least recently used entry: an OrderedDict with "
         "`move_to_end` and `popitem(last=False)`, a dict re-inserting entries when read and "
         "evicting `next(iter(d))`, or prev/next-linked nodes dropped from the back when full; "
@@ -554,7 +550,6 @@ RECOGNISERS: Final = (
     Recogniser(
         "fibonacci-heap",
         "a Fibonacci heap",
-        "structures",
         "nodes carrying degree, mark, parent and children, and extract-min consolidating roots "
         "of equal degree through a table indexed by degree; a heapq wrapper is the near miss",
         fibonacci_heap,

@@ -379,15 +379,6 @@ class Project:
                     return found
         return None
 
-    def names_of(self, module: ParsedModule, expr: cst.CSTNode) -> set[str]:
-        """The qualified names `expr` may refer to, with the full name of a project
-        definition it reaches (`app.db.SessionLocal` for `SessionLocal`)."""
-        found = set(module.qualified(expr))
-        binding = self.binding(module, expr)
-        if binding is not None and binding.module.place is not None:
-            found.add(f"{binding.module.place.name}.{binding.name}")
-        return found
-
     def alias_target(self, binding: Binding) -> Binding:
         """Follow `x = y` and `x: T = y` chains of plain names to what they end at."""
         seen = 0
