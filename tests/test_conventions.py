@@ -1,7 +1,7 @@
 """Framework conventions (`routes`, `fastapi-bodies`, `session-injection`,
-`django-no-connection`) and the typed public API (`public-api`): their samples, the near
-misses they must not report, what they cannot see, and one project run end to end with
-scope keys."""
+`django-no-connection`) and the typed public API (`public-api`): beyond their samples
+(proven in test_check_samples.py), the near misses they must not report, what they cannot
+see, and one project run end to end with scope keys."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from pytest_codeif import Check, Sample, verify_samples
+from pytest_codeif import Check, Sample
 from pytest_codeif.checks.django_no_connection import DjangoConnectionCheck
 from pytest_codeif.checks.fastapi_bodies import FastapiBodiesCheck
 from pytest_codeif.checks.public_api import PublicApiCheck, exports
@@ -24,14 +24,6 @@ from pytest_codeif.outcome import Verdict
 from pytest_codeif.testing import sample_verdict
 from tests.conftest import FIXTURES, copy_into
 
-CHECKS = (
-    RoutesCheck,
-    FastapiBodiesCheck,
-    SessionInjectionCheck,
-    DjangoConnectionCheck,
-    PublicApiCheck,
-)
-
 
 def verdict(
     check: type[Check], code: str | Mapping[str, str], tmp_path: Path, **options: Any
@@ -42,11 +34,6 @@ def verdict(
 def messages(result: Verdict) -> list[str]:
     assert result.status != "error", result.error
     return [e.message for e in result.evidence]
-
-
-@pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.name)
-def test_samples_are_proven(check: type[Check]) -> None:
-    assert verify_samples(check) == []
 
 
 # -- routes -----------------------------------------------------------------------------

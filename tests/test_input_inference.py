@@ -163,10 +163,21 @@ def test_nothing_to_grow_is_said() -> None:
 
 
 def test_strings_drawn_like_a_template_keep_their_form() -> None:
-    rng = random.Random(1)
-    drawn = like("alice.b@example.com", rng)
-    assert (drawn[5], drawn[7], drawn[15], len(drawn)) == (".", "@", ".", 19)
-    assert drawn.islower() or not drawn.isalpha()
+    """Each letter or digit becomes a random one of its class; the rest is kept."""
+    template = "Alice.B7@example-9.com"
+    drawn = [like(template, random.Random(seed)) for seed in range(20)]
+    for string in drawn:
+        assert len(string) == len(template)
+        for kept, new in zip(template, string, strict=True):
+            if kept.isdigit():
+                assert new.isdigit(), (template, string)
+            elif kept.isascii() and kept.isupper():
+                assert new.isascii() and new.isupper(), (template, string)
+            elif kept.isascii() and kept.islower():
+                assert new.isascii() and new.islower(), (template, string)
+            else:
+                assert new == kept, (template, string)
+    assert len(set(drawn)) > 1 and template not in drawn  # drawn, not copied
 
 
 KNOWN_GROWTH = """

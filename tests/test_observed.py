@@ -45,14 +45,20 @@ def cached(pytester: pytest.Pytester) -> list[bool]:
 
 
 def test_verdicts_follow_the_call_cases(pytester: pytest.Pytester) -> None:
-    pytester.makefile(".codeif.yaml", t=TASK.format(digits=2))
-    pytester.runpytest("--codeif", "--codeif-report=r.json").assert_outcomes(passed=3)
-    assert statuses(pytester) == {"values": "satisfied", "types": "satisfied"}
+    # Three decimals: the case's 2.333 breaks `values` (at most 2).
+    task = TASK.format(digits=3).replace("expect: 2.33", "expect: 2.333")
+    pytester.makefile(".codeif.yaml", t=task)
+    result = pytester.runpytest("--codeif", "--codeif-report=r.json")
+    result.assert_outcomes(passed=2, failed=1)
+    assert statuses(pytester) == {"values": "violated", "types": "satisfied"}
     pytester.runpytest("--codeif", "--codeif-report=r.json")
     assert cached(pytester) == [True, True]
-    # Other arguments: the function now returns 1.5 from ints; nothing may be reused.
-    pytester.makefile(".codeif.yaml", t=TASK.format(digits=2).replace("[[1, 2, 4]]", "[[1, 2]]"))
-    pytester.runpytest("--codeif", "--codeif-report=r.json")
+    # Only the call case changes (same code): it returns 1.5, which meets the spec, so
+    # nothing may be reused and the verdict of `values` turns.
+    other = task.replace("[[1, 2, 4]]", "[[1, 2]]").replace("expect: 2.333", "expect: 1.5")
+    pytester.makefile(".codeif.yaml", t=other)
+    result = pytester.runpytest("--codeif", "--codeif-report=r.json")
+    result.assert_outcomes(passed=3)
     assert cached(pytester) == [False, False]
     assert statuses(pytester) == {"values": "satisfied", "types": "satisfied"}
 
