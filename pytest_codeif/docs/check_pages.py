@@ -75,6 +75,18 @@ def _samples(title: str, verdict: str, check: type[Check], samples: Sequence[Sam
     return parts
 
 
+def _pinned(sample: Sample) -> list[str]:
+    """What a violating sample pins of its findings: the text of a message, the line."""
+    place = f"line {sample.line}" if sample.line is not None else ""
+    if place and sample.path:
+        place += f" of `{sample.path}`"
+    if sample.message and place:
+        return [f"A finding at {place} says {code(sample.message)}.\n"]
+    if sample.message:
+        return [f"A finding's message contains {code(sample.message)}.\n"]
+    return [f"A finding lands at {place}.\n"] if place else []
+
+
 def _yaml_item(mapping: Mapping[str, Any]) -> str:
     """`mapping` as an entry of a YAML list, as a task file writes it: a key per line,
     lists and mappings of plain values inline (`require: [recursion]`)."""
@@ -100,6 +112,5 @@ def _sample(check: type[Check], sample: Sample) -> str:
     for path, text in files.items():
         title = f' title="{path}"' if path else ""
         parts.append(f"```python{title}\n{text.rstrip() or '# (empty)'}\n```\n")
-    if sample.message:
-        parts.append(f"A finding's message contains {code(sample.message)}.\n")
+    parts += _pinned(sample)
     return "\n".join(parts)
