@@ -68,7 +68,6 @@ from suite_speed import (
 
 from pytest_codeif.checks.builtin import builtin_registry
 from pytest_codeif.engine.engine import Engine
-from pytest_codeif.engine.functional_pool import FunctionalPool
 from pytest_codeif.importers.multicodeif import import_multicodeif
 from pytest_codeif.outcome import Undecidable
 from pytest_codeif.sandbox.isolation import choose_isolation
@@ -193,8 +192,7 @@ def sandbox_floor(tasks: list[Task], root: Path, workdir: Path) -> SandboxFloor:
     isolation = choose_isolation("auto")
     functional = [task for task in tasks if task.has_tests]
     engine = Engine(root, workdir, isolation)
-    pool = FunctionalPool(engine)
-    engine.functional, engine.functional_ready = pool.outcome, pool.ready
+    pool = engine.runs.pool
     for task in functional:
         pool.plan(task)
     start = time.perf_counter()
@@ -219,7 +217,6 @@ def sandbox_floor(tasks: list[Task], root: Path, workdir: Path) -> SandboxFloor:
         path = f"one sandboxed process per run ({isolation.name} has no fork server)"
     else:
         path = f"one sandboxed process per run ({isolation.name}; fork server: {ABSENT})"
-    pool.close()
     engine.close()
     return SandboxFloor(elapsed, measured, path, len(functional), len(measuring))
 

@@ -19,7 +19,7 @@ import yaml
 
 from pytest_codeif.checks.builtin import builtin_registry
 from pytest_codeif.engine.engine import Engine
-from pytest_codeif.engine.functional_pool import FunctionalPool, pool_size
+from pytest_codeif.engine.functional_pool import pool_size
 from pytest_codeif.sandbox.isolation import choose_isolation
 from pytest_codeif.taskfile.parse import parse_task_file
 from pytest_codeif.taskfile.yamlload import load_task_yaml
@@ -47,14 +47,13 @@ def make_tasks(folder: Path, count: int) -> Path:
 def timed(path: Path, size: int) -> float:
     tasks = parse_task_file(load_task_yaml(path), builtin_registry()).tasks
     with tempfile.TemporaryDirectory() as work:
-        engine = Engine(path.parent, Path(work), choose_isolation("auto"))
-        pool = FunctionalPool(engine, size)
+        engine = Engine(path.parent, Path(work), choose_isolation("auto"), pool_size=size)
+        pool = engine.runs.pool
         for task in tasks:
             pool.plan(task)
         start = time.perf_counter()
         statuses = {pool.outcome(task).verdict.status for task in tasks}
         elapsed = time.perf_counter() - start
-        pool.close()
         engine.close()
     if statuses != {"satisfied"}:
         raise SystemExit(f"unexpected outcomes: {statuses}")

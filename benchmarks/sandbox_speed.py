@@ -44,7 +44,7 @@ from typing import Any
 
 from pytest_codeif.checks.builtin import builtin_registry
 from pytest_codeif.engine.engine import Engine
-from pytest_codeif.engine.functional_pool import FunctionalPool, pool_size
+from pytest_codeif.engine.functional_pool import pool_size
 from pytest_codeif.functional.run import HARNESS
 from pytest_codeif.importers.multicodeif import import_multicodeif
 from pytest_codeif.sandbox.fork_server import ForkServer
@@ -217,8 +217,8 @@ def in_process(
     tasks = [t for f in files for t in parse_task_file(load_task_yaml(f), registry).tasks]
     tasks = [t for t in tasks if t.calls or t.pytest_files]
     with tempfile.TemporaryDirectory(prefix="codeif-bench-work-") as work:
-        engine = Engine(files[0].parent, Path(work), isolation)
-        pool = FunctionalPool(engine, fork_servers=fork_servers)
+        engine = Engine(files[0].parent, Path(work), isolation, fork_servers=fork_servers)
+        pool = engine.runs.pool
         for task in tasks:
             pool.plan(task)
         start = time.perf_counter()
@@ -226,7 +226,6 @@ def in_process(
         elapsed = time.perf_counter() - start
         servers = pool.servers
         served, cpu = (servers.served, servers.cpu_seconds) if servers else (0, 0.0)
-        pool.close()
         engine.close()
     return elapsed, served, cpu, verdicts
 

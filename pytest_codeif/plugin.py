@@ -63,8 +63,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
     state = config.stash.get(STATE_KEY, None)
     if state is not None:
-        state.pool.close()
-        state.engine.close()
+        state.engine.close()  # its functional pool first
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

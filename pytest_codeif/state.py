@@ -19,10 +19,11 @@ from pytest_codeif.taskfile.parsed_cache import FOLDER, TaskFileCache
 
 @dataclass
 class CodeifState:
-    """The check registry, the engine and the pool that runs functional tests."""
+    """The check registry, the engine and its pool that runs functional tests."""
 
     registry: CheckRegistry
     engine: Engine
+    #: The engine's functional pool (`engine.runs.pool`), closed with the engine.
     pool: FunctionalPool
     #: Reads task files, through pytest's cache directory when there is one.
     taskfiles: TaskFileCache
@@ -55,13 +56,10 @@ def create_state(config: pytest.Config) -> CodeifState:
     pytest_cache = getattr(config, "cache", None)
     if pytest_cache is not None and not settings.no_cache:
         cache_dir = pytest_cache.mkdir("codeif-verdicts")
-    engine = Engine(config.rootpath, workdir, isolation, VerdictCache(cache_dir))
-    engine.eager = not settings.stops_early
-    pool = FunctionalPool(engine)
-    engine.functional = pool.outcome  # checks of observed values share the task's run
-    engine.functional_ready = pool.ready
+    cache = VerdictCache(cache_dir)
+    engine = Engine(config.rootpath, workdir, isolation, cache, eager=not settings.stops_early)
     taskfiles = TaskFileCache(pytest_cache.mkdir(FOLDER) if pytest_cache else None, registry)
-    return CodeifState(registry, engine, pool, taskfiles)
+    return CodeifState(registry, engine, engine.runs.pool, taskfiles)
 
 
 def get_state(config: pytest.Config) -> CodeifState:

@@ -16,7 +16,6 @@ import fnmatch
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -27,10 +26,8 @@ from pytest_codeif.checks.pattern import PatternCheck
 from pytest_codeif.checks.pattern.examples import MATCH
 from pytest_codeif.checks.registry import CheckRegistry
 from pytest_codeif.engine.engine import Engine
-from pytest_codeif.engine.functional_pool import prepare, settings_of
 from pytest_codeif.errors import Location, TaskFileError
-from pytest_codeif.functional.run import execute
-from pytest_codeif.outcome import Evidence, FunctionalOutcome, Verdict
+from pytest_codeif.outcome import Evidence, Verdict
 from pytest_codeif.taskfile.model import CallCase, CodeSpec, ConstraintSpec, Task
 from pytest_codeif.taskfile.parse import TaskProblems, parse_task_file
 from pytest_codeif.taskfile.schema import constraint_schema, describe_error, first_error
@@ -98,8 +95,8 @@ def sample_verdict(check_cls: type[Check], sample: Sample, folder: Path) -> Verd
     )
     task = Task(id=SAMPLE_TASK_ID, path=task_path, location=location, code=code, calls=calls)
     spec = ConstraintSpec(check_cls.name, check, check_cls.category, None, None, location)
-    engine = Engine(folder, folder / "work")
-    engine.functional = partial(_run_tests, engine)
+    # A pool of one run at a time, one process per run (no fork server): a sample needs no more.
+    engine = Engine(folder, folder / "work", pool_size=1, fork_servers=False)
     try:
         return engine.evaluate(task, spec)
     finally:
@@ -111,13 +108,6 @@ def _samples(check_cls: type[Check]) -> Iterator[tuple[str, int, Sample]]:
         yield "satisfied", index, sample
     for index, sample in enumerate(check_cls.violated_by):
         yield "violated", index, sample
-
-
-def _run_tests(engine: Engine, task: Task) -> FunctionalOutcome:
-    prepared = prepare(engine, task)
-    if isinstance(prepared, FunctionalOutcome):
-        return prepared
-    return execute(prepared[0], settings_of(engine))
 
 
 def _missing(check_cls: type[Check]) -> SampleProblem | None:

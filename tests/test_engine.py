@@ -12,8 +12,8 @@ from pytest_codeif.checks.base import Finding
 from pytest_codeif.checks.construct import ConstructCheck
 from pytest_codeif.checks.mypy import MypyCheck
 from pytest_codeif.checks.ruff import RuffCheck
-from pytest_codeif.engine import engine as engine_module
 from pytest_codeif.engine import tool_batches as batches_module
+from pytest_codeif.engine import units as units_module
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.errors import Location
 from pytest_codeif.taskfile.model import CodeSpec, ConstraintSpec, Task
@@ -164,8 +164,7 @@ def test_code_only_constraints_are_decided_while_the_tools_run(
 
 def test_without_eager_decisions_each_constraint_waits_for_its_item(tmp_path: Path) -> None:
     _Counted.evaluations.clear()
-    engine = Engine(tmp_path, tmp_path / "work")
-    engine.eager = False  # as under -x
+    engine = Engine(tmp_path, tmp_path / "work", eager=False)  # as under -x
     counted = spec(_Counted({"forbid": ["global"]}))
     first, second = task(tmp_path, "a", GOOD), task(tmp_path, "b", "global g\n")
     engine.plan(first, counted)
@@ -188,13 +187,13 @@ def test_a_task_read_again_at_its_items_is_parsed_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     parses: list[str] = []
-    real = engine_module.ParsedModule
+    real = units_module.ParsedModule
 
     def counted(source, place):
         parses.append(source.text)
         return real(source, place)
 
-    monkeypatch.setattr(engine_module, "ParsedModule", counted)
+    monkeypatch.setattr(units_module, "ParsedModule", counted)
     engine = Engine(tmp_path, tmp_path / "work")
     _Counted.evaluations.clear()
     code_only = spec(_Counted({"forbid": ["global"]}))
@@ -204,9 +203,7 @@ def test_a_task_read_again_at_its_items_is_parsed_once(
     engine.plan(first, observing)
     # More units than the engine keeps parsed, decided ahead: without deferral they
     # would evict `first`'s parse before its items run.
-    others = [
-        task(tmp_path, f"o{i}", f"x{i} = {i}\n") for i in range(engine_module.PARSED_KEPT + 8)
-    ]
+    others = [task(tmp_path, f"o{i}", f"x{i} = {i}\n") for i in range(units_module.PARSED_KEPT + 8)]
     for other in others:
         engine.plan(other, code_only)
     engine.start()

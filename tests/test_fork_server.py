@@ -39,10 +39,9 @@ def load_tasks(folder: Path, tasks: list[dict]) -> list[Task]:
 @pytest.fixture
 def one_server(tmp_path: Path) -> Iterator[FunctionalPool]:
     """A pool of one thread, so one fork server runs every task in turn."""
-    engine = Engine(tmp_path, tmp_path / "work", ISOLATION)
-    pool = FunctionalPool(engine, 1)
+    engine = Engine(tmp_path, tmp_path / "work", ISOLATION, pool_size=1)
+    pool = engine.runs.pool
     yield pool
-    pool.close()
     engine.close()
 
 
@@ -143,8 +142,8 @@ def test_what_a_run_imports_is_its_own(tmp_path: Path, one_server: FunctionalPoo
 
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap is not installed")
 def test_the_process_backend_has_no_server(tmp_path: Path) -> None:
-    engine = Engine(tmp_path, tmp_path / "work", choose_isolation("process"))
-    pool = FunctionalPool(engine, 1)
+    engine = Engine(tmp_path, tmp_path / "work", choose_isolation("process"), pool_size=1)
+    pool = engine.runs.pool
     task = load_tasks(
         tmp_path, [{"id": "t", "code": "x = 1\n", "tests": [{"call": "x", "expect": 1}]}]
     )[0]
@@ -152,5 +151,4 @@ def test_the_process_backend_has_no_server(tmp_path: Path) -> None:
         assert pool.outcome(task).verdict.status == "satisfied"
         assert pool.servers is None
     finally:
-        pool.close()
         engine.close()

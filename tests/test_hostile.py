@@ -18,7 +18,6 @@ import pytest
 
 from pytest_codeif.checks.builtin import builtin_registry
 from pytest_codeif.engine.engine import Engine
-from pytest_codeif.engine.functional_pool import FunctionalPool
 from pytest_codeif.sandbox.isolation import choose_isolation
 from pytest_codeif.taskfile.parse import parse_task_file
 from pytest_codeif.taskfile.yamlload import load_task_yaml
@@ -151,14 +150,19 @@ def test_each_path_contains_everything(
         pytest.skip("no fork server here (pidfd_open)")
     path = pytester.path / "hostile.codeif.yaml"
     tasks = parse_task_file(load_task_yaml(path), builtin_registry()).tasks
-    engine = Engine(pytester.path, pytester.path / "work", choose_isolation("bubblewrap"))
-    pool = FunctionalPool(engine, 1, fork_servers=fork_servers)
+    engine = Engine(
+        pytester.path,
+        pytester.path / "work",
+        choose_isolation("bubblewrap"),
+        pool_size=1,
+        fork_servers=fork_servers,
+    )
+    pool = engine.runs.pool
     try:
         for task in tasks:
             pool.plan(task)
         outcomes = {task.id: pool.outcome(task).verdict.status for task in tasks}
     finally:
-        pool.close()
         engine.close()
     assert outcomes == {
         "fork-bomb": "error",

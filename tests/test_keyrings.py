@@ -18,7 +18,6 @@ import pytest
 import yaml
 
 from pytest_codeif.engine.engine import Engine
-from pytest_codeif.engine.functional_pool import FunctionalPool
 from pytest_codeif.sandbox import seccomp
 from pytest_codeif.sandbox.inside import DENIED, run_filter
 from pytest_codeif.sandbox.isolation import UID_BLOCK, choose_isolation
@@ -50,12 +49,11 @@ def test_no_key_outlives_its_run(tmp_path: Path, fork_servers: bool) -> None:
     text = (FIXTURES / "hostile" / "keyrings.codeif.yaml.in").read_text()
     corpus = yaml.safe_load(text.replace("@MARKER@", marker))
     before = block_keys() if ISOLATION.as_nobody else 0
-    engine = Engine(tmp_path, tmp_path / "work", ISOLATION)
-    pool = FunctionalPool(engine, 1, fork_servers=fork_servers)
+    engine = Engine(tmp_path, tmp_path / "work", ISOLATION, pool_size=1, fork_servers=fork_servers)
+    pool = engine.runs.pool
     try:
         outcomes = run_in_turn(pool, load_tasks(tmp_path, corpus["tasks"]))
     finally:
-        pool.close()
         engine.close()
     messages = {task: outcome.cases[0].message for task, outcome in outcomes.items()}
     assert messages == {

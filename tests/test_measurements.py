@@ -193,7 +193,6 @@ def test_the_engine_decides_a_measuring_constraint_before_its_item(tmp_path, mon
     )
     constraint = ConstraintSpec(check.name, check, check.category, None, None, location)
     engine = Engine(tmp_path, tmp_path / "work")
-    engine.functional_ready = lambda _task: True  # no call cases: nothing to wait for
     try:
         engine.plan(task, constraint)
         engine.measure_ahead()
@@ -206,7 +205,7 @@ def test_the_engine_decides_a_measuring_constraint_before_its_item(tmp_path, mon
         def measured_at_the_item(*args: object) -> Points:
             raise AssertionError("the item measured again")
 
-        monkeypatch.setattr(engine.measurements, "now", measured_at_the_item)
+        monkeypatch.setattr(engine.runs.measurements, "now", measured_at_the_item)
         verdict = engine.evaluate(task, constraint)
         assert verdict.status == "violated"  # quadratic, called O(n)
     finally:

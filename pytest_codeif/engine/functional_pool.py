@@ -9,19 +9,22 @@ nearly always sleeping or waiting out its timeout), so that runs waiting for the
 never keep the cores idle; at most the pool's size run at once.
 
 Batches form lazily, like tool runs: the first functional item to run submits every
-planned task, and each item then waits for its own outcome. The engine's caches are
-touched on the main thread only; worker threads run `functional.run.execute`.
+planned task, and each item then waits for its own outcome. The unit and verdict caches
+are touched on the main thread only; worker threads run `functional.run.execute`. The
+pool is one of the sandbox's runners, owned by `sandbox_runs.SandboxRuns`.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
 from typing import Final
 
-from pytest_codeif.code.unit import CodeUnit
-from pytest_codeif.cores import cores_for_this_process
-from pytest_codeif.engine.engine import Engine
+from pytest_codeif.cores import CoreLimit, cores_for_this_process
+from pytest_codeif.engine.units import Units
+from pytest_codeif.engine.verdict_cache import VerdictCache
 from pytest_codeif.functional.folders import runs_root
 from pytest_codeif.functional.run import FunctionalJob, RunSettings, describe, execute
 from pytest_codeif.outcome import CaseResult, FunctionalOutcome, Undecidable, Verdict
@@ -45,52 +48,26 @@ def pool_size() -> int:
     return min(UID_BLOCK - UIDS_KEPT, THREADS_PER_CORE * cores_for_this_process())
 
 
-def job_for(engine: Engine, task: Task, unit: CodeUnit) -> FunctionalJob:
-    """The functional job of `task`, whose code is `unit`."""
-    return FunctionalJob(
-        unit, task.calls, task.pytest_files, task.timeout, task.module, engine.display(task.path)
-    )
-
-
-def settings_of(engine: Engine) -> RunSettings:
-    return RunSettings(engine.workdir, engine.isolation)
-
-
-def prepare(engine: Engine, task: Task) -> FunctionalOutcome | tuple[FunctionalJob, str]:
-    """The outcome when it is known without running anything (no code, syntax error,
-    cached), else the job to run and the cache key to store the outcome under.
-
-    Touches the engine's caches: call it from the main thread only.
-    """
-    try:
-        unit = engine.unit(task)
-        engine.check_syntax(unit)  # a syntax error is undecidable, not a failure
-    except Undecidable as exc:
-        return FunctionalOutcome(Verdict("error", error_kind=exc.kind, error=exc.message), ())
-    job = job_for(engine, task, unit)
-    key = engine.cache.key(unit, describe(job, engine.isolation.name))
-    cached = engine.cache.get_with_extra(key)
-    if cached is not None:
-        verdict, cases = cached
-        return FunctionalOutcome(verdict, tuple(CaseResult(**case) for case in cases or ()))
-    return job, key
-
-
-def finish(engine: Engine, key: str, outcome: FunctionalOutcome) -> FunctionalOutcome:
-    """Store `outcome` in the verdict cache (main thread only) and return it."""
-    engine.cache.put(key, outcome.verdict, [dataclasses.asdict(c) for c in outcome.cases])
-    return outcome
-
-
 class FunctionalPool:
     """Runs planned tasks' functional tests concurrently; results in task order."""
 
     def __init__(
-        self, engine: Engine, size: int | None = None, *, fork_servers: bool = True
+        self,
+        units: Units,
+        cache: VerdictCache,
+        display: Callable[[Path], str],
+        settings: RunSettings,
+        *,
+        cores: CoreLimit,
+        size: int | None = None,
+        fork_servers: bool = True,
     ) -> None:
-        self.engine = engine
+        self.units = units
+        self.cache = cache
+        self.display = display
+        self.settings = settings
         self.size = size or pool_size()
-        self.cores = engine.cores  # shared with measurements: one run per core at once
+        self.cores = cores  # shared with measurements: one run per core at once
         self.fork_servers = fork_servers
         self._servers: ForkServers | None = None
         self._planned: dict[tuple[str, str], Task] = {}
@@ -118,7 +95,7 @@ class FunctionalPool:
             self._submit_planned()
         outcome = self._futures[ident].result()
         key = self._keys.pop(ident, None)
-        return finish(self.engine, key, outcome) if key is not None else outcome
+        return self._finish(key, outcome) if key is not None else outcome
 
     def ready(self, task: Task) -> bool:
         """Whether `task`'s outcome is in (`outcome` then returns at once)."""
@@ -134,15 +111,15 @@ class FunctionalPool:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(self.size, thread_name_prefix="codeif-tests")
             if self.fork_servers:
-                workdir = self.engine.workdir
+                workdir = self.settings.workdir
                 self._servers = ForkServers.where_possible(
-                    self.engine.isolation, runs_root(workdir), workdir
+                    self.settings.isolation, runs_root(workdir), workdir
                 )
-        settings = dataclasses.replace(settings_of(self.engine), servers=self._servers)
+        settings = dataclasses.replace(self.settings, servers=self._servers)
         for ident, task in self._planned.items():
             if ident in self._futures:
                 continue
-            prepared = prepare(self.engine, task)  # here, on the main thread
+            prepared = self._prepare(task)  # here, on the main thread
             if isinstance(prepared, FunctionalOutcome):
                 done: Future[FunctionalOutcome] = Future()
                 done.set_result(prepared)
@@ -151,6 +128,32 @@ class FunctionalPool:
                 job, key = prepared
                 self._keys[ident] = key
                 self._futures[ident] = self._executor.submit(self._execute, job, settings)
+
+    def _prepare(self, task: Task) -> FunctionalOutcome | tuple[FunctionalJob, str]:
+        """The outcome when it is known without running anything (no code, syntax error,
+        cached), else the job to run and the cache key to store the outcome under.
+
+        Touches the unit and verdict caches: call it from the main thread only.
+        """
+        try:
+            unit = self.units.unit(task)
+            self.units.check_syntax(unit)  # a syntax error is undecidable, not a failure
+        except Undecidable as exc:
+            return FunctionalOutcome(Verdict("error", error_kind=exc.kind, error=exc.message), ())
+        job = FunctionalJob(
+            unit, task.calls, task.pytest_files, task.timeout, task.module, self.display(task.path)
+        )
+        key = self.cache.key(unit, describe(job, self.settings.isolation.name))
+        cached = self.cache.get_with_extra(key)
+        if cached is not None:
+            verdict, cases = cached
+            return FunctionalOutcome(verdict, tuple(CaseResult(**case) for case in cases or ()))
+        return job, key
+
+    def _finish(self, key: str, outcome: FunctionalOutcome) -> FunctionalOutcome:
+        """Store `outcome` in the verdict cache (main thread only) and return it."""
+        self.cache.put(key, outcome.verdict, [dataclasses.asdict(c) for c in outcome.cases])
+        return outcome
 
     def _execute(self, job: FunctionalJob, settings: RunSettings) -> FunctionalOutcome:
         """On a pool thread: hold a core while the job's runs are short."""

@@ -1,0 +1,124 @@
+"""Where a verdict is reached: a constraint's check evaluated on the files of its scope,
+its findings kept to that scope and located where the user wrote them, and whatever the
+code or the check does mapped to a `Verdict` (satisfied, violated, or an error of a
+named kind); never an exception."""
+
+from __future__ import annotations
+
+import traceback
+from functools import partial
+from pathlib import Path
+
+from pytest_codeif.checks.base import needs_of
+from pytest_codeif.code.unit import CodeUnit, SourceFile
+from pytest_codeif.engine.context import EngineContext
+from pytest_codeif.engine.evidence import Locations
+from pytest_codeif.engine.sandbox_runs import SandboxRuns
+from pytest_codeif.engine.tool_batches import ToolBatches
+from pytest_codeif.engine.units import Units, check_scope_modules
+from pytest_codeif.outcome import Evidence, Undecidable, Verdict
+from pytest_codeif.taskfile.model import ConstraintSpec, Task
+
+
+class Verdicts:
+    """Decides constraints, served by the session's units, tool batches and runs."""
+
+    def __init__(
+        self, units: Units, tools: ToolBatches, runs: SandboxRuns, locations: Locations
+    ) -> None:
+        self._units = units
+        self._tools = tools
+        self._runs = runs
+        self._locations = locations
+
+    def decide(
+        self,
+        unit: CodeUnit,
+        constraint: ConstraintSpec,
+        task: Task,
+        *,
+        code_only: bool = False,
+        ahead: bool = False,
+    ) -> Verdict:
+        """The verdict. With `code_only`, a check asking for more than the code (a tool, a
+        run of the code) raises `NeedsMoreThanCode` through this method; with `ahead`, a
+        check asking for a measurement not yet back raises `MeasurementPending`."""
+        scope = constraint.scope
+        files = self._units.in_scope(unit, scope)
+        if not files:
+            return Verdict(
+                "error",
+                error_kind="invalid-task",
+                error=f"no file of the code is in the constraint's scope ({scope.describe()})",
+            )
+        try:
+            if needs_of(constraint.check).judges_import_graph:
+                check_scope_modules(unit, scope)
+            # A file outside the scope may not even parse: it does not spoil the verdict.
+            self._units.check_syntax(unit, files)
+            ctx = self._context(
+                unit, task, constraint.check_name, files, code_only=code_only, ahead=ahead
+            )
+            findings = list(constraint.check.evaluate(ctx))
+            if files is not unit.files:  # only findings in scope count (ruff's, mypy's too)
+                shown = {f.relpath for f in files}
+                findings = [
+                    f for f in findings if f.in_task_file or f.path is None or f.path in shown
+                ]
+        except Undecidable as exc:
+            error = self._locations.located(task, constraint, exc)
+            return Verdict("error", error_kind=exc.kind, error=error)
+        except RecursionError:
+            # Code nested deeper than a recursive walk can go: the code's size, not a bug.
+            return Verdict(
+                "error",
+                error_kind="too-large",
+                error=f"check {constraint.check_name!r}: the code is nested too deeply to walk",
+            )
+        except Exception as exc:  # noqa: BLE001 - a broken check must not crash pytest
+            return Verdict(
+                "error", error_kind="checker-failure", error=_crash_text(constraint, exc)
+            )
+        notes = tuple(ctx.notes)
+        if not findings:
+            return Verdict("satisfied", notes=notes)
+        display = self._locations.display
+        evidence = tuple(
+            Evidence(display(task.path), f.line, f.rule, f.message)
+            if f.in_task_file
+            else self._locations.locate(unit, f)
+            for f in findings
+        )
+        return Verdict("violated", evidence, notes=notes)
+
+    def _context(
+        self,
+        unit: CodeUnit,
+        task: Task,
+        check_name: str,
+        files: tuple[SourceFile, ...],
+        *,
+        code_only: bool,
+        ahead: bool = False,
+    ) -> EngineContext:
+        """What a check of `task` sees of `unit` (its `files` in scope), served by the
+        session's caches and runs."""
+        return EngineContext(
+            unit,
+            files,
+            task_id=task.id,
+            check_name=check_name,
+            parse=partial(self._units.parsed, unit),
+            tools=self._tools,
+            display=self._locations.display,
+            observe=partial(self._runs.observed, task),
+            measure=partial(self._runs.measure, unit, task, ahead=ahead),
+            probe=partial(self._runs.probe, unit, task),
+            code_only=code_only,
+        )
+
+
+def _crash_text(constraint: ConstraintSpec, exc: Exception) -> str:
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+    return f"check {constraint.check_name!r} crashed{where}: {type(exc).__name__}: {exc}"
