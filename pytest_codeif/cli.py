@@ -31,9 +31,10 @@ from pytest_codeif.importers.multicodeif import import_multicodeif
 from pytest_codeif.importers.multicodeif_chains import import_chains
 from pytest_codeif.outcome import Undecidable
 from pytest_codeif.records import Record
-from pytest_codeif.report.decay import decay
 from pytest_codeif.report.feedback import feedback_format, file_lines, write_text
 from pytest_codeif.report.feedback import render as render_feedback
+from pytest_codeif.report.figures.decay import decay
+from pytest_codeif.report.figures.summary import summarize
 from pytest_codeif.report.html import build_page, write_page
 from pytest_codeif.report.html_plots import MissingExtra
 from pytest_codeif.report.html_plots import require as require_plots
@@ -44,7 +45,6 @@ from pytest_codeif.report.json_report import (
     write_atomically,
 )
 from pytest_codeif.report.safe_text import safe_text
-from pytest_codeif.report.summary import summarize
 from pytest_codeif.report.terminal import render
 from pytest_codeif.testing import (
     ExampleProblem,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import random
 
-from pytest_codeif.report.decay import decay, render, task_status
+from pytest_codeif.report.figures.decay import decay, task_status
+from pytest_codeif.report.terminal import decay_lines
 
 
 def constraint(
@@ -88,8 +89,8 @@ def test_skipped_constraints_are_not_judged_and_tasks_without_levels_have_none()
 def test_table_only_when_there_are_levels_or_several_counts() -> None:
     same = [constraint("a", "satisfied", declared=1), constraint("b", "violated", declared=1)]
     assert not decay(same).shown
-    assert render(decay(same)) == []
-    lines = render(decay(CHAIN))
+    assert decay_lines(decay(same)) == []
+    lines = decay_lines(decay(CHAIN))
     assert lines[0].split() == [
         "constraint",
         "decay",

@@ -21,8 +21,8 @@ import pytest
 from pytest_codeif.cli import main
 from pytest_codeif.code.unit import CodeUnit, SourceFile
 from pytest_codeif.errors import Location
+from pytest_codeif.report.figures.summary import summarize
 from pytest_codeif.report.json_report import SCHEMA_PATH, build_report, records_of
-from pytest_codeif.report.summary import summarize
 from pytest_codeif.report.task_code import MAX_CODE_CHARS, code_entry, line_runs
 from pytest_codeif.spec import CodeSpec
 from tests.conftest import CodeifRunner

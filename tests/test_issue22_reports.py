@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from pytest_codeif.report.feedback import write_text
+from pytest_codeif.report.figures.summary import GateFigures, Summary
 from pytest_codeif.report.json_report import write_atomically
-from pytest_codeif.report.summary import GateFigures, Summary
+from pytest_codeif.report.terminal import gate_lines
 from tests.test_changed_since import git, isolate_git
 
 ONE_RULE = """\
@@ -136,9 +137,9 @@ def test_no_skipped_line_when_nothing_was_skipped(
 
 def test_summary_gate_lines_omit_nothing_skipped() -> None:
     summary = Summary(gate=GateFigures(changed_only=True))
-    assert not any(line.startswith("skipped") for line in summary.gate_lines())
+    assert not any(line.startswith("skipped") for line in gate_lines(summary))
     summary.constraints.skipped = 2
-    assert "skipped: 2 constraints, no changed file in scope" in summary.gate_lines()
+    assert "skipped: 2 constraints, no changed file in scope" in gate_lines(summary)
 
 
 def codeif(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

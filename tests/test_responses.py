@@ -8,8 +8,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from pytest_codeif.report.groups import by_group, pass_at_k, render
+from pytest_codeif.report.figures.groups import by_group, pass_at_k
 from pytest_codeif.report.json_report import SCHEMA_PATH
+from pytest_codeif.report.terminal import group_lines
 
 RUN = ("--codeif", "-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 
@@ -200,7 +201,7 @@ def test_many_long_groups_fit_80_columns() -> None:
     records = []
     for index in range(9):
         records += _records(f"a-rather-long-model-name-{index}", f"t[{index}]", "satisfied")
-    lines = render("model", by_group(records, "model"))
+    lines = group_lines("model", by_group(records, "model"))
     assert max(len(line) for line in lines) <= 80
     assert "  [1] a-rather-long-model-name-0" in lines
     headers = [line for line in lines if line.startswith("model ")]

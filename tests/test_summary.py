@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from pytest_codeif.report.summary import summarize
+from pytest_codeif.report.figures.summary import summarize
 from pytest_codeif.report.terminal import render
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from pytest_codeif.report.summary import Summary, Tally
+from pytest_codeif.report.figures.summary import Summary, Tally
 from pytest_codeif.report.thresholds import (
     RateThreshold,
     Thresholds,

@@ -1,2 +1,3 @@
-"""Outcome records, their aggregation into the summary, the terminal section and the
-JSON report; gathered on the controller (see `reporter.py`)."""
+"""Reports, gathered on the controller (see `reporter.py`): outcome records built
+(`records.py`), the figures summed from them (`figures/`), and what shows them: the
+terminal section, the JSON report, SARIF, annotations, feedback and the HTML page."""

@@ -20,13 +20,19 @@ from typing import Any, Final
 
 from pytest_codeif.records import Record, is_outcome
 from pytest_codeif.report import html_plots
-from pytest_codeif.report.decay import Decay, decay
-from pytest_codeif.report.groups import NO_GROUP, Group, by_group, group_named, natural_order
+from pytest_codeif.report.figures.decay import Decay, decay
+from pytest_codeif.report.figures.groups import (
+    NO_GROUP,
+    Group,
+    by_group,
+    group_named,
+    natural_order,
+)
+from pytest_codeif.report.figures.rounds import transitions
+from pytest_codeif.report.figures.summary import Summary, Tally, summarize
 from pytest_codeif.report.html_code import CodeSources, excerpts
 from pytest_codeif.report.json_report import records_of
-from pytest_codeif.report.rounds import transitions
 from pytest_codeif.report.safe_text import safe_text
-from pytest_codeif.report.summary import Summary, Tally, summarize
 
 #: `--group-by file`: the task file, unless the tasks' metadata has a `file` key.
 BY_FILE: Final = "file"

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Final, cast
 
 from pytest_codeif.records import InvalidRecord, LostRecord, OutcomeRecord, Record
-from pytest_codeif.report.decay import decay
+from pytest_codeif.report.figures.decay import decay
+from pytest_codeif.report.figures.summary import summarize
 from pytest_codeif.report.files import atomic_writer
-from pytest_codeif.report.summary import summarize
 
 SCHEMA_PATH: Final = Path(__file__).with_name("report.schema.json")
 _TASK_KEYS: Final = ("file", "task", "metadata", "code")

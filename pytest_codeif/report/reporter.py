@@ -17,21 +17,19 @@ import pytest
 from pytest_codeif.checks.base import documentation, summary
 from pytest_codeif.records import Record
 from pytest_codeif.report.annotations import annotation_lines, enabled
-from pytest_codeif.report.decay import decay
 from pytest_codeif.report.feedback import feedback_format, file_lines, write_text
 from pytest_codeif.report.feedback import render as render_feedback
+from pytest_codeif.report.figures.decay import decay
+from pytest_codeif.report.figures.groups import by_group
+from pytest_codeif.report.figures.groups import to_dict as groups_to_dict
+from pytest_codeif.report.figures.rounds import transitions
+from pytest_codeif.report.figures.summary import summarize
 from pytest_codeif.report.findings import repo_path, source_root
-from pytest_codeif.report.groups import by_group
-from pytest_codeif.report.groups import render as render_groups
-from pytest_codeif.report.groups import to_dict as groups_to_dict
 from pytest_codeif.report.json_report import build_report, write_atomically
 from pytest_codeif.report.records import lost_record, records_of, tolerable
-from pytest_codeif.report.rounds import render as render_rounds
-from pytest_codeif.report.rounds import transitions
 from pytest_codeif.report.safe_text import MAX_FAILURE, safe_text
 from pytest_codeif.report.sarif import build_sarif
-from pytest_codeif.report.summary import summarize
-from pytest_codeif.report.terminal import render
+from pytest_codeif.report.terminal import gate_lines, group_lines, render, round_lines
 from pytest_codeif.report.thresholds import Thresholds, ThresholdsOutcome, judge, parse_thresholds
 from pytest_codeif.settings import Settings, settings_of
 from pytest_codeif.state import get_state
@@ -119,11 +117,11 @@ class CodeifReporter:
         if self.records:
             terminalreporter.write_sep("=", "codeif: constraint satisfaction")
             summary = summarize(self.records)
-            shown = render(summary, decay(self.records)) + summary.gate_lines()
+            shown = render(summary, decay(self.records)) + gate_lines(summary)
             key = self._group_by()
             if key:
-                shown += render_groups(key, by_group(self.records, key))
-                shown += render_rounds(key, transitions(self.records, key))
+                shown += group_lines(key, by_group(self.records, key))
+                shown += round_lines(key, transitions(self.records, key))
             for line in shown:
                 terminalreporter.write_line(safe_text(line))
         if self.thresholds.active and not self.config.option.collectonly:

@@ -32,6 +32,7 @@ from typing import Any, Final
 from urllib.parse import quote
 
 from pytest_codeif.records import GateEntry, OutcomeRecord, Record, is_outcome, line_of
+from pytest_codeif.report.figures.summary import summarize
 from pytest_codeif.report.findings import (
     error_text,
     finding_text,
@@ -40,7 +41,6 @@ from pytest_codeif.report.findings import (
     rule_id,
     violation_findings,
 )
-from pytest_codeif.report.summary import summarize
 
 SARIF_VERSION: Final = "2.1.0"
 SARIF_SCHEMA: Final = (

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final, Literal
 
-from pytest_codeif.report.summary import Summary, Tally
+from pytest_codeif.report.figures.summary import Summary, Tally
 
 Scope = Literal["constraints", "tasks"]
 SCOPES: Final[dict[str, Scope]] = {"constraints": "constraints", "tasks": "tasks"}

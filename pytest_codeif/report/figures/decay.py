@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_codeif.records import Record
-from pytest_codeif.report.summary import Tally
+from pytest_codeif.report.figures.summary import Tally
 
 
 @dataclass
@@ -95,30 +95,3 @@ def decay(records: Iterable[Record]) -> Decay:
             if level is not None:
                 by_level.setdefault(level, DecayRow()).constraints.add(record["status"])
     return Decay(dict(sorted(by_level.items())), dict(sorted(by_count.items())))
-
-
-_NAME = 26
-_CELL = 21
-
-
-def _cell(tally: Tally) -> str:
-    rate = "-" if tally.rate is None else f"{tally.rate * 100:.1f}%"
-    return f"{tally.satisfied}/{tally.total}".rjust(_CELL - 8) + rate.rjust(8)
-
-
-def render(found: Decay) -> list[str]:
-    """The terminal table (71 columns); none when `found` is not worth one."""
-    if not found.shown:
-        return []
-    head = f"{'constraints satisfied':>{_CELL}}   {'tasks: all satisfied':>{_CELL}}"
-    lines = [f"{'constraint decay':<{_NAME}}{head}"]
-    rows = [(f"level {lvl}", row) for lvl, row in found.by_level.items()]
-    if len(found.by_count) > 1:
-        rows += [
-            (f"{n} constraint{'s' if n != 1 else ''} per task", row)
-            for n, row in found.by_count.items()
-        ]
-    for name, row in rows:
-        shown = name if len(name) <= _NAME - 2 else name[: _NAME - 5] + "..."
-        lines.append(f"  {shown:<{_NAME - 2}}{_cell(row.constraints)}   {_cell(row.tasks)}")
-    return lines

@@ -17,14 +17,11 @@ from math import comb
 from typing import Any, Final
 
 from pytest_codeif.records import Record, is_outcome
-from pytest_codeif.report.summary import Summary, Tally, summarize
+from pytest_codeif.report.figures.summary import Summary, summarize
 
 #: A record whose metadata lacks the key falls in this group.
 NO_GROUP: Final = "(none)"
 KS: Final = (1, 5, 10)
-WIDTH: Final = 80
-_LABEL: Final = 26
-_COLUMN: Final = 9
 _RESPONSE: Final = re.compile(r"\[[^\[\]]*\]$")
 
 
@@ -127,69 +124,3 @@ def by_group(records: Iterable[Record], key: str) -> dict[str, Group]:
 def to_dict(key: str, groups: dict[str, Group]) -> dict[str, Any]:
     """The JSON report's `groups` section."""
     return {"key": key, "groups": {name: group.to_dict() for name, group in groups.items()}}
-
-
-def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{value * 100:.1f}%"
-
-
-def _rows(groups: dict[str, Group]) -> list[tuple[str, list[str]]]:
-    """Each row's label and one cell per group."""
-    summaries = [g.summary for g in groups.values()]
-
-    def tally_row(label: str, pick: Any) -> tuple[str, list[str]]:
-        cells = []
-        for summary in summaries:
-            tally: Tally | None = pick(summary)
-            cells.append("-" if tally is None else _percent(tally.rate))
-        return label, cells
-
-    rows: list[tuple[str, list[str]]] = []
-    checks = sorted({name for s in summaries for name in s.by_check})
-    categories = sorted({name for s in summaries for name in s.by_category})
-    if checks:
-        rows.append(("by check", []))
-        rows += [tally_row(f"  {c}", lambda s, c=c: s.by_check.get(c)) for c in checks]
-        rows.append(("by category", []))
-        rows += [tally_row(f"  {c}", lambda s, c=c: s.by_category.get(c)) for c in categories]
-    rows.append(("overall", []))
-    rows.append(tally_row("  constraints", lambda s: s.constraints))
-    rows.append(tally_row("  tasks: all constraints", lambda s: s.tasks_all))
-    rows.append(tally_row("  tasks: strict", lambda s: s.tasks_strict))
-    rows.append(tally_row("  functional tests", lambda s: s.functional))
-    most = max((g.samples for g in groups.values()), default=0)
-    for k in KS:
-        if k > 1 and k > most:
-            break
-        if any(g.pass_at.get(k) is not None for g in groups.values()):
-            rows.append((f"  pass@{k}", [_percent(g.pass_at.get(k)) for g in groups.values()]))
-        if k > 1 and any(g.satisfaction_at.get(k) is not None for g in groups.values()):
-            rows.append(
-                (
-                    f"  satisfaction@{k}",
-                    [_percent(g.satisfaction_at.get(k)) for g in groups.values()],
-                )
-            )
-    return rows
-
-
-def render(key: str, groups: dict[str, Group]) -> list[str]:
-    """Tables of at most 80 columns, one column per group; more groups than fit in one
-    table continue in the next. Long group names are numbered, with a legend."""
-    names = list(groups)
-    fits = all(len(n) <= _COLUMN - 1 for n in names)
-    headers = names if fits else [f"[{i}]" for i in range(1, len(names) + 1)]
-    lines = [f"by {key}: {len(names)} group{'s' if len(names) != 1 else ''}"]
-    if not fits:
-        lines += [f"  [{i}] {name}" for i, name in enumerate(names, start=1)]
-    rows = _rows(groups)
-    per_table = max(1, (WIDTH - _LABEL) // _COLUMN)
-    for start in range(0, len(names), per_table):
-        chunk = range(start, min(start + per_table, len(names)))
-        head = "".join(f"{headers[i]:>{_COLUMN}}" for i in chunk)
-        lines.append(f"{key[:_LABEL]:<{_LABEL}}{head}")
-        for label, cells in rows:
-            shown = label if len(label) <= _LABEL - 1 else label[: _LABEL - 4] + "..."
-            body = "".join(f"{cells[i]:>{_COLUMN}}" for i in chunk) if cells else ""
-            lines.append(f"{shown:<{_LABEL}}{body}".rstrip())
-    return [line[:WIDTH] for line in lines]

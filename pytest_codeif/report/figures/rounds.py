@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pytest_codeif.records import Record
-from pytest_codeif.report.groups import NO_GROUP, base_task, group_of, natural_order
+from pytest_codeif.report.figures.groups import NO_GROUP, base_task, group_of, natural_order
 
 Pair = tuple[str, str, str, str]  # base task, model, sample, constraint
 
@@ -66,17 +66,3 @@ def transitions(records: Iterable[Record], key: str) -> list[Transition]:
         broke = sum(old[p] == "satisfied" and new[p] != "satisfied" for p in both)
         found.append(Transition(before, after, fixed, broke, len(both)))
     return found
-
-
-def render(key: str, found: list[Transition]) -> list[str]:
-    """One line per pair of rounds, within 80 columns; nothing when no constraint is
-    judged in two of them (groups that are not rounds: models, files)."""
-    if not any(t.compared for t in found):
-        return []
-    lines = [f"by {key}: what each {key} fixed and broke (constraints judged in both)"]
-    for t in found:
-        step = f"{t.before} -> {t.after}"
-        lines.append(
-            f"  {step[:30]:<30} fixed {t.fixed:>6}  broke {t.broke:>6}  of {t.compared:>7}"
-        )
-    return [line[:80] for line in lines]

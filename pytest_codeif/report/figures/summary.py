@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_codeif.records import GateEntry, OutcomeRecord, Record
-from pytest_codeif.text import counted as _many
 
 
 @dataclass
@@ -128,25 +127,6 @@ class Summary:
             "lost_items": self.lost,
             **({"gate": self.gate.to_dict()} if self.gate is not None else {}),
         }
-
-    def gate_lines(self) -> list[str]:
-        """Sentences on what the CI gate's filters left out (none without them)."""
-        if self.gate is None:
-            return []
-        lines: list[str] = []
-        skipped = self.constraints.skipped
-        if self.gate.changed_only:
-            if skipped:  # nothing skipped: nothing to say
-                lines.append(f"skipped: {_many(skipped, 'constraint')}, no changed file in scope")
-            outside = _many(self.gate.outside_changes, "finding")
-            lines.append(f"not counted: {outside} outside the changed code")
-        if self.gate.recorded:
-            lines.append(f"baseline: {_many(self.gate.recorded, 'finding')} recorded")
-        elif self.gate.baseline:
-            absorbed = _many(self.gate.absorbed, "finding")
-            gone = _many(self.gate.disappeared, "recorded finding")
-            lines.append(f"baseline: {absorbed} absorbed, {gone} no longer found")
-        return lines
 
 
 def summarize(records: Iterable[Record]) -> Summary:
