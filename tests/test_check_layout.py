@@ -10,6 +10,7 @@ import pkgutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from pytest_codeif import checks
 from pytest_codeif.checks.base import Check
@@ -17,6 +18,7 @@ from pytest_codeif.checks.builtin import BUILTIN_CHECKS, builtin_registry
 
 CHECKS_DIR = Path(checks.__file__).parent
 IMPORTLINTER = Path(__file__).parents[1] / ".importlinter"
+SELF_GATE = Path(__file__).parents[1] / ".ci" / "self.codeif.yaml"
 #: What sits in `checks/` beside the checks: the framework and the shared code.
 FRAMEWORK = ("base", "registry", "builtin")
 SHARED = "shared"
@@ -71,20 +73,31 @@ def test_shared_code_holds_no_check() -> None:
         assert not defined, f"{info.name} defines the check {defined[0].__name__}"
 
 
+def expected_layers() -> list[str]:
+    """The checks' contract, top first: the framework that registers them, every check
+    (independent of each other), then the code they may import."""
+    return ["builtin", "registry", " | ".join(sorted(check_modules())), SHARED, "base"]
+
+
 def test_the_import_contract_lists_every_check() -> None:
-    """A new check must be added to the `checks` contract of `.importlinter`, or it
-    could import another check unnoticed."""
+    """A new check must be added to the `checks` contract of `.importlinter` (and to its
+    twin in `.ci/self.codeif.yaml`), or it could import another check unnoticed."""
     config = configparser.ConfigParser()
     config.read(IMPORTLINTER, encoding="utf-8")
     contract = config["importlinter:contract:checks"]
     assert contract["type"] == "layers"
     assert contract["containers"].split() == ["pytest_codeif.checks"]
-    layers = [line.strip() for line in contract["layers"].splitlines() if line.strip()]
-    listed = [name.strip() for name in layers[2].split("|")]
-    assert layers[:2] + layers[3:] == ["builtin", "registry", SHARED, "base"]
-    assert sorted(listed) == sorted(check_modules()), (
-        "the checks' layer of .importlinter's `checks` contract lists "
-        f"{sorted(set(listed) ^ check_modules())} wrongly"
-    )
-    assert len(listed) == len(set(listed)) == len(BUILTIN_CHECKS)
     assert contract.getboolean("exhaustive")
+    layers = [line.strip() for line in contract["layers"].splitlines() if line.strip()]
+    assert layers == expected_layers()
+
+
+def test_the_self_gate_states_the_same_contract() -> None:
+    task = yaml.safe_load(SELF_GATE.read_text(encoding="utf-8"))["tasks"][0]
+    [rule] = [c for c in task["constraints"] if c.get("id") == "checks-apart"]
+    assert (rule["check"], rule["containers"], rule["exhaustive"]) == (
+        "layers",
+        ["pytest_codeif.checks"],
+        True,
+    )
+    assert rule["layers"] == expected_layers()
