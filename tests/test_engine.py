@@ -187,13 +187,13 @@ def test_a_task_read_again_at_its_items_is_parsed_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     parses: list[str] = []
-    real = units_module.ParsedModule
+    real = units_module.parse_source_file
 
     def counted(source, place):
         parses.append(source.text)
         return real(source, place)
 
-    monkeypatch.setattr(units_module, "ParsedModule", counted)
+    monkeypatch.setattr(units_module, "parse_source_file", counted)
     engine = Engine(tmp_path, tmp_path / "work")
     _Counted.evaluations.clear()
     code_only = spec(_Counted({"forbid": ["global"]}))

@@ -162,3 +162,35 @@ def test_fences_are_chosen_by_the_languages_tags() -> None:
     # A response that is bare code is recognised for Python only.
     assert extract_code("x = 1\ny = 2\n", TOY) is None
     assert extract_python("x = 1\ny = 2\n") is not None
+
+
+TOY_PROJECT_TASK = """\
+tasks:
+  - id: mixed
+    directory: proj
+    constraints:
+      - check: construct
+        forbid: [recursion]
+      - check: construct
+        forbid: [recursion]
+        files: ["web/**"]
+"""
+
+
+def test_a_check_judges_only_its_languages_files(pytester: pytest.Pytester) -> None:
+    """A Python check on a mixed project judges the Python files; on a scope holding none
+    it is a located error naming the languages, never a pass."""
+    pytester.makefile(".codeif.yaml", tasks=TOY_PROJECT_TASK)
+    proj = pytester.path / "proj"
+    (proj / "web").mkdir(parents=True)
+    (proj / "app.py").write_text("def f(n):\n    return f(n - 1) if n else 0\n")
+    (proj / "web" / "page.toy").write_text("this is no python (\n")
+    with registered(TOY):
+        result = pytester.runpytest_inprocess("--codeif", "-p", "no:randomly", "-rA")
+    result.assert_outcomes(failed=1, errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*check 'construct' judges python code, and the constraint's scope"
+            " (files: web/**) holds none: the code is written in python, toy*"
+        ]
+    )

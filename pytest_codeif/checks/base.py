@@ -223,6 +223,10 @@ class EngineHints:
     #: The check's tool runs read the project's own configuration (`project-config`), so
     #: its verdict depends on that configuration too (the verdict cache keys on it).
     reads_project_config: bool = False
+    #: The languages (`code/languages.py` names) whose files the check judges: the engine
+    #: gives it only those files of its scope, and a scope holding none is a located
+    #: error, never a pass.
+    languages: ClassVar[frozenset[str]] = frozenset({"python"})
 
     def judges_import_graph(self) -> bool:
         """True when the verdict rests on chains of imports across the whole project
@@ -246,6 +250,7 @@ class CheckNeeds:
     measures: bool
     reads_project_config: bool
     judges_import_graph: bool
+    languages: frozenset[str]
 
 
 def needs_of(check: EngineHints) -> CheckNeeds:
@@ -256,6 +261,7 @@ def needs_of(check: EngineHints) -> CheckNeeds:
         check.measures,
         check.reads_project_config,
         check.judges_import_graph(),
+        check.languages,
     )
 
 

@@ -1,6 +1,6 @@
-"""The code under evaluation, read once: each task's unit, whether its files parse
+"""The code under evaluation, read once: each task's unit, whether its Python files parse
 (Python's own parser, once per file), which of them a constraint's scope covers, and
-their libcst parses (the most recent `PARSED_KEPT`)."""
+their parses by language (the most recent `PARSED_KEPT`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.languages import PYTHON
 from pytest_codeif.code.module_names import did_you_mean
+from pytest_codeif.code.parsers import parse_source_file
 from pytest_codeif.code.scope import Scope, module_matches
 from pytest_codeif.code.unit import CodeUnit, SourceFile, load_unit, unit_key
 from pytest_codeif.engine.syntax_check import syntax_errors
@@ -53,9 +55,12 @@ class Units:
         constraint's scope) does not parse.
 
         Python's own parser decides (see `syntax_check.py`), once per file, so every check
-        of a task reports the same error at the same task-file line.
+        of a task reports the same error at the same task-file line. A file in another
+        language is checked by its own parser, when a check parses it.
         """
         wanted = unit.files if files is None else files
+        if len(unit.languages) > 1:
+            wanted = [s for s in wanted if s.language == PYTHON.name]
         fresh = [s for s in wanted if (unit.key, s.relpath) not in self._syntax]
         if fresh:
             found = syntax_errors(fresh, self._display, self.workdir)
@@ -73,12 +78,13 @@ class Units:
         return tuple(f for f in unit.files if scope.covers(f.relpath, _module_of(unit, f)))
 
     def parsed(self, unit: CodeUnit, source: SourceFile) -> ParsedModule:
-        """The libcst parse of `source`, one of the most recent `PARSED_KEPT`."""
+        """The parse of `source` by its language's parser (libcst for Python), one of the
+        most recent `PARSED_KEPT`."""
         key = (unit.key, source.relpath)
         found = self._parsed.get(key)
         if found is None:
             try:
-                found = ParsedModule(source, unit.place(source.relpath))
+                found = parse_source_file(source, unit.place(source.relpath))
             except Undecidable as exc:
                 found = exc
             self._parsed[key] = found

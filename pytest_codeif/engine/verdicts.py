@@ -51,8 +51,16 @@ class Verdicts:
                 error_kind="invalid-task",
                 error=f"no file of the code is in the constraint's scope ({scope.describe()})",
             )
+        needs = needs_of(constraint.check)
+        files = _in_languages(files, needs.languages)
+        if not files:
+            return Verdict(
+                "error",
+                error_kind="invalid-task",
+                error=_no_file_in_languages(constraint, unit, needs.languages),
+            )
         try:
-            if needs_of(constraint.check).judges_import_graph:
+            if needs.judges_import_graph:
                 check_scope_modules(unit, scope)
             # A file outside the scope may not even parse: it does not spoil the verdict.
             self._units.check_syntax(unit, files)
@@ -116,6 +124,27 @@ class Verdicts:
             probe=partial(self._runs.probe, unit, task),
             code_only=code_only,
         )
+
+
+def _in_languages(
+    files: tuple[SourceFile, ...], languages: frozenset[str]
+) -> tuple[SourceFile, ...]:
+    """The `files` written in one of `languages` (`files` itself when all are: whether the
+    scope was narrowed is told by identity)."""
+    if all(f.language in languages for f in files):
+        return files
+    return tuple(f for f in files if f.language in languages)
+
+
+def _no_file_in_languages(
+    constraint: ConstraintSpec, unit: CodeUnit, languages: frozenset[str]
+) -> str:
+    written = ", ".join(sorted(unit.languages))
+    judged = ", ".join(sorted(languages))
+    return (
+        f"check {constraint.check_name!r} judges {judged} code, and the constraint's scope "
+        f"({constraint.scope.describe()}) holds none: the code is written in {written}"
+    )
 
 
 def _crash_text(constraint: ConstraintSpec, exc: Exception) -> str:
