@@ -18,7 +18,7 @@ from html import escape
 from pathlib import Path
 from typing import Any, Final
 
-from pytest_codeif.records import Record, is_outcome
+from pytest_codeif.records import CodeEntry, Record, is_outcome
 from pytest_codeif.report import html_plots
 from pytest_codeif.report.figures.decay import Decay, decay
 from pytest_codeif.report.figures.groups import (
@@ -416,7 +416,7 @@ def _metadata(task: dict[str, Any], grouping: Grouping) -> str:
     return f'<p class="meta">{"".join(chips)}</p>' if chips else ""
 
 
-def _code_origin(code: dict[str, Any] | None) -> str:
+def _code_origin(code: CodeEntry | None) -> str:
     if not code:
         return ""
     if "paths" in code:
@@ -431,9 +431,7 @@ def _code_origin(code: dict[str, Any] | None) -> str:
     return f'<p class="origin">code: {_e(code.get("kind", ""))} from {_e(at)}{_e(note)}</p>'
 
 
-def _outcome_block(
-    outcome: dict[str, Any], code: dict[str, Any] | None, sources: CodeSources
-) -> str:
+def _outcome_block(outcome: dict[str, Any], code: CodeEntry | None, sources: CodeSources) -> str:
     title = str(outcome.get("constraint", ""))
     what = f"{outcome.get('check', '')} · {outcome.get('category', '')}"
     if outcome.get("level") is not None:
@@ -446,7 +444,7 @@ def _outcome_block(
         parts.append(f'<p class="todo">What to do: {_e(outcome["message"])}</p>')
     for note in (outcome.get("notes") or [])[:5]:
         parts.append(f'<p class="note">{_e(_cut(str(note), 400))}</p>')
-    parts.append(excerpts(code, outcome, sources))
+    parts.append(excerpts(code, outcome.get("evidence") or [], sources))
     parts.append("</div>")
     return "".join(parts)
 

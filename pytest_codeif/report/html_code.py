@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
+from pytest_codeif.records import CodeEntry, EvidenceEntry
 from pytest_codeif.report.safe_text import safe_text
 
 #: Lines shown around an offending line, and bounds that keep an excerpt readable.
@@ -38,7 +39,7 @@ class CodeSources:
         self.root = root.resolve() if root is not None else None
         self._read: dict[Path, list[str] | None] = {}
 
-    def lines(self, code: dict[str, Any] | None, evidence: dict[str, Any]) -> list[str] | None:
+    def lines(self, code: CodeEntry | None, evidence: EvidenceEntry) -> list[str] | None:
         """The lines of the file `evidence` points into; None when there are none."""
         if not code:
             return None
@@ -103,11 +104,13 @@ def excerpt(lines: Sequence[str], marks: dict[int, int | None]) -> str:
     return f'<div class="scroll"><table class="code"><tbody>{"".join(rows)}</tbody></table></div>'
 
 
-def excerpts(code: dict[str, Any] | None, outcome: dict[str, Any], sources: CodeSources) -> str:
-    """One excerpt per file of the code the outcome's evidence points into."""
+def excerpts(
+    code: CodeEntry | None, evidence: Sequence[EvidenceEntry], sources: CodeSources
+) -> str:
+    """One excerpt per file of the code an outcome's `evidence` points into."""
     by_file: dict[str, tuple[list[str], dict[int, int | None]]] = {}
     beyond = 0
-    for ev in outcome.get("evidence") or []:
+    for ev in evidence:
         line = ev.get("code_line")
         if not isinstance(line, int) or line < 1:
             continue
