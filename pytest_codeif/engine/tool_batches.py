@@ -6,9 +6,9 @@ object's state from their threads. Staged copies are removed, in the background,
 every launched batch is collected.
 
 A configuration with `project` set (the task's `project-config: true`) stages beside each
-project's copy its own configuration files, read by `read_config` from the project's
-folder: from the disk, or, under `--codeif-changed-since`, as the merge base holds them
-(the gate sets `read_config`), so that the change judged cannot edit them.
+project's copy its own configuration files, read from the project's folder: from the
+disk, or, under `--codeif-changed-since`, as the merge base holds them (the gate sets
+that reader with `read_configs_with`), so that the change judged cannot edit them.
 """
 
 from __future__ import annotations
@@ -83,9 +83,16 @@ class ToolBatches:
         self._running: dict[tuple[ToolConfig, str], Future[_BatchResult]] = {}
         self._threads: ThreadPoolExecutor | None = None
         #: Reads a project's configuration file (the gate reads the merge base's).
-        self.read_config: Callable[[Path], bytes | None] = read_config_file
+        self._read_config: Callable[[Path], bytes | None] = read_config_file
         self._configs: dict[str, dict[str, bytes] | Undecidable] = {}
         self._configs_staged: set[str] = set()
+
+    def read_configs_with(self, reader: Callable[[Path], bytes | None]) -> None:
+        """Read projects' configuration files with `reader` from now on (the gate's reads
+        them as the merge base holds them); called before any unit is planned."""
+        if self._configs:
+            raise RuntimeError("configuration files were read before the reader was set")
+        self._read_config = reader
 
     def project_configs(self, unit: CodeUnit) -> dict[str, bytes]:
         """The project's own configuration files in its folder (name -> bytes), read once;
@@ -95,7 +102,7 @@ class ToolBatches:
             found: dict[str, bytes] = {}
             try:
                 for name in PROJECT_CONFIG_FILES:
-                    raw = None if folder is None else self.read_config(folder / name)
+                    raw = None if folder is None else self._read_config(folder / name)
                     if raw is not None:
                         found[name] = raw
             except Exception as exc:  # noqa: BLE001 - git or the disk: no verdict

@@ -179,7 +179,7 @@ def _protect(config: pytest.Config, changes: ChangedCode, baseline: Path | None)
         taskfiles = state.taskfiles = PinnedTaskFiles(state.registry, changes, rules)
         # A task's `project-config: true` reads ruff's and mypy's configuration files as
         # the merge base holds them: the change cannot edit them either.
-        state.engine.tools.read_config = functools.partial(_pinned_config, changes)
+        state.engine.tools.read_configs_with(functools.partial(_pinned_config, changes))
     guard = GateGuard(
         config,
         changes,
