@@ -50,7 +50,7 @@ TASK_ITEM = "all"
 FILE_LABEL = "(file)"
 #: An invalid task's error lists at most this many problems, then says how many more.
 MAX_SHOWN = 20
-#: Tasks whose code a record of this process already carried (see `_attach_code`).
+#: Tasks whose code a record of this process already carried (see `_with_code`).
 CODE_SENT = pytest.StashKey[set[tuple[str, str]]]()
 
 
