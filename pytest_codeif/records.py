@@ -2,8 +2,9 @@
 reports (from pytest-xdist workers to the controller) and every report is built from.
 
 TypedDicts, not classes: at run time a record is a plain dict of built-in types, so it
-crosses pytest-xdist and `json.dumps` as it is, and the JSON report's entries are records
-with the task's keys taken out (`report/json_report.py`). The shape is the public
+crosses pytest-xdist and `json.dumps` as it is. The JSON report lists each outcome under
+its task (`TaskEntry`) as its record without the task's keys (`ConstraintEntry`,
+`FunctionalEntry`; see `report/json_report.py`). The shape is the public
 `report/report.schema.json`: a key the schema requires is required here, any other is
 `NotRequired`, as a report written by an older version may lack it (readers use `.get`).
 `tests/test_record_types.py` holds the two to each other. Records are built in
@@ -95,14 +96,10 @@ class PathsCode(TypedDict):
 CodeEntry = TextCode | PathsCode
 
 
-class _Outcome(TypedDict):
-    """What a constraint's and a functional outcome's records share (schema: `outcome`,
-    with the task's `file`, `task`, `metadata` and, on one record of the task, `code`)."""
+class _OutcomeEntry(TypedDict):
+    """What a constraint's and a functional outcome's entries share (schema: `outcome`)."""
 
     nodeid: str
-    file: str
-    task: str
-    metadata: Plain
     instruction: NotRequired[str | None]
     status: RecordStatus
     error_kind: ErrorKind | None
@@ -115,12 +112,10 @@ class _Outcome(TypedDict):
     constraints_in_task: NotRequired[int]
     has_tests: NotRequired[bool]
     gate: NotRequired[GateEntry]
-    code: NotRequired[CodeEntry]
 
 
-@final
-class ConstraintRecord(_Outcome):
-    """One constraint's outcome."""
+class ConstraintEntry(_OutcomeEntry):
+    """One constraint's outcome as the JSON report lists it under its task."""
 
     kind: Literal["constraint"]
     constraint: NotRequired[str]
@@ -131,13 +126,45 @@ class ConstraintRecord(_Outcome):
     message: NotRequired[str | None]
 
 
-@final
-class FunctionalRecord(_Outcome):
-    """The outcome of a task's functional tests (call cases and pytest files)."""
+class FunctionalEntry(_OutcomeEntry):
+    """The outcome of a task's functional tests (call cases and pytest files) as the JSON
+    report gives it under its task."""
 
     kind: Literal["functional"]
     cases: NotRequired[list[CaseEntry]]
     cases_passed: NotRequired[int]
+
+
+class _TaskKeys(TypedDict):
+    """What an outcome record carries of its task (the JSON report's task entry: `file`,
+    `id`, `metadata`, `code`); one record of a task carries its code."""
+
+    file: str
+    task: str
+    metadata: Plain
+    code: NotRequired[CodeEntry]
+
+
+@final
+class TaskEntry(TypedDict):
+    """A task in the JSON report (schema: `task`): its outcomes' entries under it."""
+
+    file: str
+    id: str
+    metadata: Plain
+    code: NotRequired[CodeEntry | None]  # this version writes it always
+    constraints: list[ConstraintEntry]
+    functional: FunctionalEntry | None
+
+
+@final
+class ConstraintRecord(ConstraintEntry, _TaskKeys):
+    """One constraint's outcome, with its task's keys."""
+
+
+@final
+class FunctionalRecord(FunctionalEntry, _TaskKeys):
+    """The outcome of a task's functional tests, with its task's keys."""
 
 
 @final

@@ -27,7 +27,11 @@ OUTCOME: dict[str, Any] = DEFS["outcome"]
 #: Keys an outcome record carries for its task; the report keeps them in the task entry
 #: (`record` key -> the task entry's key).
 TASK_KEYS = {"file": "file", "task": "id", "metadata": "metadata", "code": "code"}
-OUTCOME_TYPES: tuple[Any, ...] = (records.ConstraintRecord, records.FunctionalRecord)
+#: (record, the JSON report's entry of it) of each kind of outcome.
+OUTCOME_TYPES: tuple[tuple[Any, Any], ...] = (
+    (records.ConstraintRecord, records.ConstraintEntry),
+    (records.FunctionalRecord, records.FunctionalEntry),
+)
 
 
 def keys(kind: Any) -> set[str]:
@@ -45,25 +49,24 @@ def literals(kind: Any, key: str) -> set[str]:
 # -- the types against the schema -------------------------------------------------------
 
 
-def test_outcome_records_have_the_schemas_outcome_keys() -> None:
-    for kind in OUTCOME_TYPES:
-        own = keys(kind) - TASK_KEYS.keys()
-        assert own <= OUTCOME["properties"].keys(), kind.__name__
-        assert set(kind.__required_keys__) - TASK_KEYS.keys() == set(OUTCOME["required"])
-    both = (keys(records.ConstraintRecord) | keys(records.FunctionalRecord)) - TASK_KEYS.keys()
+def test_outcome_entries_have_the_schemas_outcome_keys() -> None:
+    for _, entry in OUTCOME_TYPES:
+        assert keys(entry) <= OUTCOME["properties"].keys(), entry.__name__
+        assert set(entry.__required_keys__) == set(OUTCOME["required"])
+    both = keys(records.ConstraintEntry) | keys(records.FunctionalEntry)
     assert both == OUTCOME["properties"].keys()
-    kinds = literals(records.ConstraintRecord, "kind") | literals(records.FunctionalRecord, "kind")
+    kinds = literals(records.ConstraintEntry, "kind") | literals(records.FunctionalEntry, "kind")
     assert kinds == set(OUTCOME["properties"]["kind"]["enum"])
 
 
-def test_an_outcome_records_task_keys_are_the_task_entrys() -> None:
+def test_an_outcome_record_is_its_entry_with_its_tasks_keys() -> None:
     task = DEFS["task"]
-    for kind in OUTCOME_TYPES:
-        assert TASK_KEYS.keys() <= keys(kind)
-        required = {key for key, entry in TASK_KEYS.items() if entry in task["required"]}
-        assert required == {"file", "task", "metadata"}
-        assert required <= kind.__required_keys__
-        assert "code" in kind.__optional_keys__  # one record of a task carries it
+    for record, entry in OUTCOME_TYPES:
+        assert keys(record) - keys(entry) == TASK_KEYS.keys()
+        assert {TASK_KEYS[key] for key in TASK_KEYS} <= task["properties"].keys()
+        required = {key for key, name in TASK_KEYS.items() if name in task["required"]}
+        assert set(record.__required_keys__) == set(entry.__required_keys__) | required
+        assert "code" in record.__optional_keys__  # one record of a task carries it
 
 
 def test_statuses_are_the_schemas() -> None:
@@ -83,6 +86,7 @@ def test_statuses_are_the_schemas() -> None:
         (records.TextCode, DEFS["code"]["oneOf"][0]),
         (records.PathsCode, DEFS["code"]["oneOf"][1]),
         (records.InvalidRecord, DEFS["invalid"]),
+        (records.TaskEntry, DEFS["task"]),
         (records.Problem, DEFS["invalid"]["properties"]["problems"]["items"]),
     ],
     ids=lambda value: getattr(value, "__name__", ""),
@@ -224,6 +228,13 @@ def test_records_of_every_kind_hold_to_the_schema_and_their_types(
     for record in every:
         validate(dict(record))
         assert_typed(dict(record))
+    for task in [*report["tasks"], *written["tasks"]]:
+        assert task.keys() == keys(records.TaskEntry)
+        entries = [(e, records.ConstraintEntry) for e in task["constraints"]]
+        if task["functional"] is not None:
+            entries.append((task["functional"], records.FunctionalEntry))
+        for entry, kind in entries:
+            assert kind.__required_keys__ <= entry.keys() <= keys(kind), entry
     seen = {(r["kind"], r["status"]) for r in every}
     assert seen >= {
         ("constraint", "satisfied"),

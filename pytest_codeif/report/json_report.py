@@ -14,7 +14,15 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any, Final, cast
 
-from pytest_codeif.records import InvalidRecord, LostRecord, OutcomeRecord, Record
+from pytest_codeif.records import (
+    ConstraintEntry,
+    FunctionalEntry,
+    InvalidRecord,
+    LostRecord,
+    OutcomeRecord,
+    Record,
+    TaskEntry,
+)
 from pytest_codeif.report.figures.decay import decay
 from pytest_codeif.report.figures.summary import summarize
 from pytest_codeif.report.files import atomic_writer
@@ -29,9 +37,9 @@ def build_report(
     """The report as plain data; records are ordered by node id, so order of arrival
     (which varies with pytest-xdist) never shows."""
     ordered = sorted(records, key=lambda r: str(r["nodeid"]))
-    tasks: dict[tuple[str, str], dict[str, Any]] = {}
-    invalid: list[Record] = []
-    lost: list[Record] = []
+    tasks: dict[tuple[str, str], TaskEntry] = {}
+    invalid: list[InvalidRecord] = []
+    lost: list[LostRecord] = []
     for record in ordered:
         if record["kind"] == "invalid":
             invalid.append(record)
@@ -54,11 +62,12 @@ def build_report(
         # One record of the task carries its code (two under pytest-xdist: the same).
         if task["code"] is None and record.get("code") is not None:
             task["code"] = record["code"]
+        # An entry is its record without the task's keys (the types say the same).
         body = {k: v for k, v in record.items() if k not in _TASK_KEYS}
         if record["kind"] == "functional":
-            task["functional"] = body
+            task["functional"] = cast("FunctionalEntry", body)
         else:
-            task["constraints"].append(body)
+            task["constraints"].append(cast("ConstraintEntry", body))
     return {
         "schema_version": 1,
         "complete": complete,
