@@ -21,7 +21,7 @@ from pytest_codeif.checks.builtin import builtin_registry
 from pytest_codeif.docs.__main__ import TASK_SCHEMA_PATH, main, task_schema_text, write_pages
 from pytest_codeif.docs.check_pages import check_page, page_path
 from pytest_codeif.docs.layout_page import layers, layout_page
-from pytest_codeif.docs.schema_text import accepts, key_rules
+from pytest_codeif.docs.schema_text import accepts, key_rules, table_text
 from pytest_codeif.docs.site import checks_nav, generated_pages
 from tests.conftest import EXAMPLES, REPO
 
@@ -104,7 +104,15 @@ def test_schema_words() -> None:
         "list of string (at least 1)"
     )
     assert accepts({"type": "integer", "minimum": 1}) == "integer >= 1"
-    assert accepts({"type": "string", "pattern": "a|b"}) == r"string matching `a\|b`"
+    # A pipe in a code span is the span's text, in a table too: no backslash shown.
+    assert accepts({"type": "string", "pattern": "a|b"}) == "string matching `a|b`"
+    assert table_text("a | b `x|y` c") == r"a \| b `x|y` c"
+    nested = {
+        "type": "array",
+        "minItems": 1,
+        "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+    }
+    assert accepts(nested) == "list of (string or integer) (at least 1)"
     assert key_rules({"dependentRequired": {"start-lines": ["function-start"]}}) == [
         "`start-lines` needs `function-start`."
     ]

@@ -69,8 +69,15 @@ def documentation(check: type[Check]) -> str:
 
 
 def summary(check: type[Check]) -> str:
-    """The first line of `check`'s documentation: what it checks, in a sentence."""
-    return (documentation(check).splitlines() or [""])[0]
+    """What `check` checks, in a sentence: its documentation's first sentence, whole even
+    when the docstring wraps it over several lines (the lines up to the first one that
+    ends a sentence, within the first paragraph)."""
+    taken: list[str] = []
+    for line in documentation(check).split("\n\n", 1)[0].splitlines():
+        taken.append(line.strip())
+        if line.rstrip().endswith((".", "!", "?")):
+            break
+    return " ".join(taken)
 
 
 def advice_of(check: Check) -> str:

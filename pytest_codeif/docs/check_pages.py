@@ -11,7 +11,7 @@ from typing import Any, Final
 import yaml
 
 from pytest_codeif.checks.base import Check, Sample, documentation, summary
-from pytest_codeif.docs.schema_text import code, key_rules, keys_table
+from pytest_codeif.docs.schema_text import code, key_rules, keys_table, table_text
 
 #: Where the check pages live in the site, relative to its root.
 FOLDER: Final = "checks"
@@ -55,7 +55,7 @@ def index_page(checks: Iterable[type[Check]]) -> str:
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    return table_text(text)
 
 
 def _options(schema: Mapping[str, Any]) -> str:

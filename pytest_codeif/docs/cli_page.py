@@ -12,7 +12,7 @@ import pytest
 
 from pytest_codeif import plugin
 from pytest_codeif.cli import build_parser
-from pytest_codeif.docs.schema_text import code
+from pytest_codeif.docs.schema_text import code, table_text
 
 PATH: Final = "reference/cli.md"
 
@@ -57,7 +57,7 @@ def _said(text: str | None) -> str:
     """Help text as one table cell or line: argparse's `%%` unescaped, on one line, with
     `<` and pipes escaped (`<model>` is not HTML)."""
     said = " ".join((text or "").replace("%%", "%").split())
-    return said.replace("<", "&lt;").replace("|", "\\|")
+    return table_text(said.replace("<", "&lt;"))
 
 
 def _sentence(text: str) -> str:

@@ -10,6 +10,8 @@ import configparser
 from pathlib import Path
 from typing import Final
 
+from pytest_codeif.docs.schema_text import table_text
+
 PATH: Final = "layout.md"
 PACKAGE: Final = Path(__file__).resolve().parent.parent
 CONTRACT: Final = PACKAGE.parent / ".importlinter"
@@ -68,7 +70,7 @@ def summary_of(name: str) -> str:
     doc = ast.get_docstring(ast.parse(source.read_text(encoding="utf-8"))) or ""
     if doc.strip() in ("", name):
         doc = _PACKAGES.get(name, "")
-    return " ".join(doc.split("\n\n", 1)[0].split()).replace("|", "\\|")
+    return table_text(" ".join(doc.split("\n\n", 1)[0].split()))
 
 
 def shown(name: str) -> str:

@@ -4,6 +4,7 @@ cell, and the rules that tie an object's keys together (`anyOf` of `required`...
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -16,12 +17,23 @@ _NUMERIC_BOUNDS: Final = (
 
 
 def code(value: object) -> str:
-    """`value` as inline code (a string as it is, anything else as JSON), safe in a
-    table cell: a backtick-free span whose pipes are escaped."""
+    """`value` as inline code (a string as it is, anything else as JSON). Safe in a table
+    cell as it is: Markdown's tables take a pipe inside a code span as the span's text,
+    and an escaping backslash there would be shown."""
     text = value if isinstance(value, str) else json.dumps(value)
     fence = "``" if "`" in text else "`"
     padded = f" {text} " if fence == "``" else text
-    return f"{fence}{padded}{fence}".replace("|", "\\|")
+    return f"{fence}{padded}{fence}"
+
+
+#: A code span (its backtick run, its text, the same run closing it), or one pipe.
+_SPAN_OR_PIPE = re.compile(r"(`+)(?:.+?)(?<!`)\1(?!`)|\|", re.DOTALL)
+
+
+def table_text(text: str) -> str:
+    """`text` safe in a table cell: pipes outside code spans escaped (`\\|`), those inside
+    left as they are (see `code`)."""
+    return _SPAN_OR_PIPE.sub(lambda m: "\\|" if m[0] == "|" else m[0], text)
 
 
 def names(keys: Sequence[str], conjunction: str = "or") -> str:
@@ -72,7 +84,11 @@ def _string(schema: Mapping[str, Any]) -> str:
 
 def _array(schema: Mapping[str, Any]) -> str:
     items = schema.get("items")
-    text = f"list of {accepts(items)}" if isinstance(items, Mapping) else "list"
+    text = "list"
+    if isinstance(items, Mapping):
+        each = accepts(items)
+        # `list of (a or b) (at least 1)`: whose the limits are is said by the brackets.
+        text = f"list of ({each})" if " or " in each else f"list of {each}"
     limits = []
     if schema.get("minItems"):
         limits.append(f"at least {schema['minItems']}")
@@ -148,7 +164,7 @@ def keys_table(schema: Mapping[str, Any], heading: str = "key") -> str:
         marker = " (required)" if key in required else ""
         row = f"| {code(key)}{marker} | {accepts(text)} |"
         if described:
-            said = " ".join(str(text.get("description", "")).split()).replace("|", "\\|")
+            said = table_text(" ".join(str(text.get("description", "")).split()))
             row += f" {said} |"
         rows.append(row)
     return "\n".join(rows) + "\n"
