@@ -55,6 +55,7 @@ from pytest_codeif.testing import (
     verify_rule_examples,
     verify_samples,
 )
+from pytest_codeif.text import counted
 
 #: `codeif check-samples` found no check to verify (pytest's status for "no tests ran").
 NOTHING_TO_VERIFY = 5
@@ -137,11 +138,12 @@ class SampleCheck:
                 f"codeif check-samples: cannot register a check: {exc}"
             ) from None
         checks = [c for c in registry if self.builtin or not is_builtin(c)]
-        results, problems = _rule_examples(config, registry)
+        files, results, problems = _rule_examples(config, registry)
         if not checks and not results and not problems:
+            held = f", and no pattern rule with examples in {counted(files, 'task file')}"
             print(
-                "codeif check-samples: no plugin or conftest.py registered a check "
-                "(--builtin verifies the built-in ones)"
+                "codeif check-samples: nothing to verify: no plugin or conftest.py registered "
+                f"a check (--builtin verifies the built-in ones){held if files else ''}"
             )
             return NOTHING_TO_VERIFY
         status = report_samples(checks) if checks else 0
@@ -152,9 +154,9 @@ class SampleCheck:
 
 def _rule_examples(
     config: pytest.Config, registry: CheckRegistry
-) -> tuple[list[RuleExamplesResult], list[ExampleProblem]]:
-    """The pattern rules' examples of the task files among the session's paths, each
-    file named relative to the current folder."""
+) -> tuple[int, list[RuleExamplesResult], list[ExampleProblem]]:
+    """How many task files are among the session's paths, and their pattern rules'
+    examples, each file named relative to the current folder."""
     here = config.invocation_params.dir
     paths = [here / arg for arg in config.args]
     found = task_files(paths, config.getini("codeif_patterns"), config.getini("norecursedirs"))
@@ -165,7 +167,7 @@ def _rule_examples(
         file_results, file_problems = verify_rule_examples(shown, registry, config.rootpath)
         results += file_results
         problems += file_problems
-    return results, problems
+    return len(found), results, problems
 
 
 def report_examples(
@@ -179,15 +181,15 @@ def report_examples(
         if not result.problems:
             print(
                 f"ok    {result.location.path}:{result.location.line}: {result.rule}: "
-                f"{result.examples} examples agree"
+                f"{counted(result.examples, 'example')} agree"
             )
         for problem in result.problems:
             print(f"FAIL  {problem}")
         count += len(result.problems)
     examples = sum(result.examples for result in results)
     print(
-        f"codeif check-samples: {examples} examples of {len(results)} pattern rules verified, "
-        f"{count} problems"
+        f"codeif check-samples: {counted(examples, 'example')} of "
+        f"{counted(len(results), 'pattern rule')} verified, {counted(count, 'problem')}"
     )
     return 1 if count else 0
 
@@ -200,10 +202,13 @@ def report_samples(checks: Sequence[type[Check]]) -> int:
         problems += len(found)
         if not found:
             count = len(check.satisfied_by) + len(check.violated_by)
-            print(f"ok    {check.name}: {count} samples agree  [{origin(check)}]")
+            print(f"ok    {check.name}: {counted(count, 'sample')} agree  [{origin(check)}]")
         for problem in found:
             print(f"FAIL  {problem}  [{origin(check)}]")
-    print(f"codeif check-samples: {len(checks)} checks verified, {problems} problems")
+    print(
+        f"codeif check-samples: {counted(len(checks), 'check')} verified, "
+        f"{counted(problems, 'problem')}"
+    )
     return 1 if problems else 0
 
 

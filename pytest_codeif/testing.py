@@ -31,7 +31,7 @@ from pytest_codeif.outcome import Evidence, Verdict
 from pytest_codeif.taskfile.model import CallCase, CodeSpec, ConstraintSpec, Task
 from pytest_codeif.taskfile.parse import TaskProblems, parse_task_file
 from pytest_codeif.taskfile.schema import constraint_schema, describe_error, first_error
-from pytest_codeif.taskfile.yamlload import LoadedYaml, load_task_yaml, read_task_bytes
+from pytest_codeif.taskfile.yamlload import LoadedYaml, load_task_yaml
 
 #: The id of the task each sample is evaluated as (`ctx.task_id` while samples run).
 SAMPLE_TASK_ID = "sample"
@@ -273,11 +273,10 @@ def verify_rule_examples(
 ) -> tuple[list[RuleExamplesResult], list[ExampleProblem]]:
     """Each `pattern` rule of the task file at `path` that has `examples`, with every
     example that does not behave (a `match` example the rule does not match, a
-    `no-match` one it does), and the problems of tasks that could not be read. A file
-    that never mentions `examples` is not read at all (none: ([], []))."""
+    `no-match` one it does), and the problems of tasks that could not be read: every
+    task file is read whole, so that a misspelt `exampels:` is a located problem, not
+    examples silently left unverified."""
     try:
-        if b"examples" not in read_task_bytes(path):
-            return [], []
         loaded = load_task_yaml(path)
         parsed = parse_task_file(loaded, registry, root)
     except TaskFileError as exc:

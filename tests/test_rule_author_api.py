@@ -12,7 +12,7 @@ import libcst as cst
 import pytest
 
 from pytest_codeif import Check, Sample, verify_samples
-from pytest_codeif.checks.base import CheckContext, CheckNeeds, Finding, needs_of
+from pytest_codeif.checks.base import CheckContext, CheckNeeds, Finding, needs_of, summary
 from pytest_codeif.checks.builtin import builtin_registry
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.unit import SourceFile
@@ -59,6 +59,7 @@ def test_a_simple_check_needs_nothing_prepared() -> None:
         measures=False,
         reads_project_config=False,
         judges_import_graph=False,
+        languages=frozenset({"python"}),
     )
 
 
@@ -212,8 +213,8 @@ def test_check_samples_passes_when_every_example_behaves(pytester: pytest.Pytest
     good = good.replace("echo(1)", "pprint(1)")
     pytester.mkdir("rules")
     (pytester.path / "rules" / "team.codeif.yaml").write_text(good, encoding="utf-8")
-    (pytester.path / "rules" / "other.codeif.yaml").write_text("tasks: [", encoding="utf-8")
-    # A folder is searched for task files; one that never mentions examples is not read.
+    (pytester.path / "rules" / "other.codeif.yaml").write_text(PLAIN_TASK, encoding="utf-8")
+    # A folder is searched for task files; one without examples adds nothing.
     result = codeif(pytester, "check-samples", "rules")
     assert result.ret == 0, result.stdout.str()
     result.stdout.fnmatch_lines(
@@ -221,6 +222,49 @@ def test_check_samples_passes_when_every_example_behaves(pytester: pytest.Pytest
             "ok    rules/team.codeif.yaml:5: no-print: 4 examples agree",
             "ok    rules/team.codeif.yaml:19: no-eval: 2 examples agree",
             "codeif check-samples: 6 examples of 2 pattern rules verified, 0 problems",
+        ]
+    )
+
+
+PLAIN_TASK = """\
+tasks:
+  - id: plain
+    code: "x = 1\\n"
+    constraints:
+      - check: construct
+        forbid: [recursion]
+"""
+
+
+def test_check_samples_reports_task_files_it_cannot_read(pytester: pytest.Pytester) -> None:
+    """A broken task file, or a misspelt `exampels:`, is a located problem: examples are
+    never left unverified in silence."""
+    pytester.makefile(
+        ".codeif.yaml",
+        broken="tasks: [\n",
+        typo=RULES_WITH_EXAMPLES.replace("        examples:", "        exampels:"),
+    )
+    result = codeif(pytester, "check-samples", ".")
+    assert result.ret == 1, result.stdout.str()
+    result.stdout.fnmatch_lines_random(
+        [
+            "FAIL  broken.codeif.yaml:*",
+            "FAIL  typo.codeif.yaml:*exampels*",
+            "codeif check-samples: * verified, 3 problems",
+        ]
+    )
+
+
+def test_check_samples_says_what_it_found_when_nothing_is_to_verify(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makefile(".codeif.yaml", plain=PLAIN_TASK)
+    result = codeif(pytester, "check-samples", ".")
+    assert result.ret == 5, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "codeif check-samples: nothing to verify: *,"
+            " and no pattern rule with examples in 1 task file"
         ]
     )
 
@@ -265,9 +309,9 @@ def test_check_samples_verifies_checks_and_examples_together(pytester: pytest.Py
     result.stdout.fnmatch_lines(
         [
             "ok    no-lambda: * samples agree  [[]conftest.NoLambda[]]",
-            "codeif check-samples: 1 checks verified, 0 problems",
+            "codeif check-samples: 1 check verified, 0 problems",
             "ok    eval.codeif.yaml:5: no-eval: 2 examples agree",
-            "codeif check-samples: 2 examples of 1 pattern rules verified, 0 problems",
+            "codeif check-samples: 2 examples of 1 pattern rule verified, 0 problems",
         ]
     )
 
@@ -383,3 +427,31 @@ def test_codeif_pattern_stops_quietly_when_the_reader_goes_away(tmp_path: Path) 
         assert child.wait(timeout=60) == 141
     assert first.startswith(str(many).encode())
     assert b"Traceback" not in errors and b"BrokenPipeError" not in errors
+
+
+def test_a_checks_summary_is_its_first_sentence_whole() -> None:
+    """The index, SARIF rules and advice read a check's first sentence: wrapped over
+    lines in the docstring, it is still whole (it was cut at the first line's end)."""
+
+    class Wrapped(Check):
+        """No module imports a database driver: the database is reached through the ORM
+        or the data-access layer.
+
+        Options: none.
+        """
+
+        name = "wrapped"
+
+    class Short(Check):
+        """Every call is checked.
+
+        More on how, in a second paragraph.
+        """
+
+        name = "short"
+
+    assert summary(Wrapped) == (
+        "No module imports a database driver: the database is reached through the ORM "
+        "or the data-access layer."
+    )
+    assert summary(Short) == "Every call is checked."

@@ -411,7 +411,9 @@ def test_check_samples_passes_on_proven_checks_from_a_path_and_a_plugin(
 def test_check_samples_with_nothing_registered(pytester: pytest.Pytester) -> None:
     result = check_samples(pytester)
     assert result.ret == 5
-    result.stdout.fnmatch_lines(["codeif check-samples: no plugin or conftest.py registered*"])
+    result.stdout.fnmatch_lines(
+        ["codeif check-samples: nothing to verify: no plugin or conftest.py registered*"]
+    )
 
 
 def test_check_samples_reports_a_registration_error(pytester: pytest.Pytester) -> None:
