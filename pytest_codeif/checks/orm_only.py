@@ -12,7 +12,12 @@ from pytest_codeif.checks.shared.drivers import describe, driver_imports
 from pytest_codeif.checks.shared.orm_models import (
     Models,
 )
-from pytest_codeif.checks.shared.raw_sql_sites import Project, orm_hint, raw_sql_sites
+from pytest_codeif.checks.shared.raw_sql_sites import (
+    DJANGO_CONNECTIONS,
+    Project,
+    orm_hint,
+    raw_sql_sites,
+)
 from pytest_codeif.checks.shared.sql_text import SqlParser
 from pytest_codeif.checks.shared.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
@@ -24,7 +29,6 @@ _CORE_QUERY_FUNCTIONS: Final = frozenset(
     for package in ("sqlalchemy", "sqlalchemy.sql", "sqlalchemy.sql.expression", "sqlmodel")
     for verb in _CORE_QUERIES
 )
-_DJANGO_CONNECTIONS: Final = frozenset({"django.db.connection", "django.db.connections"})
 
 ORM_NAMES: Final = {"sqlalchemy": "SQLAlchemy", "sqlmodel": "SQLModel", "django": "Django"}
 _EXPECTED: Final = {
@@ -71,7 +75,7 @@ def _raw_connections(module: ParsedModule) -> Iterator[tuple[cst.CSTNode, str]]:
             continue
         receiver = func.value.value if isinstance(func.value, cst.Subscript) else func.value
         if func.attr.value == "raw_connection" or (
-            func.attr.value == "cursor" and module.qualified(receiver) & _DJANGO_CONNECTIONS
+            func.attr.value == "cursor" and module.qualified(receiver) & DJANGO_CONNECTIONS
         ):
             yield call, code_of(func)
 

@@ -28,7 +28,6 @@ from pytest_codeif.report.safe_text import safe_text
 
 #: Annotations printed per level (error, warning).
 LIMIT: Final = 50
-MODES: Final = ("auto", "always", "never")
 
 
 def escape_data(text: str) -> str:

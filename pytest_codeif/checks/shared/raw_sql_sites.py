@@ -86,7 +86,7 @@ _DJANGO_RAW: Final = frozenset({"raw", "extra"})
 #: Keyword names an executor's SQL may be passed by.
 _SQL_KEYWORDS: Final = frozenset({"sql", "query", "statement", "stmt", "operation", "text"})
 #: Objects that are raw database connections: Django's.
-_DJANGO_CONNECTIONS: Final = frozenset({"django.db.connection", "django.db.connections"})
+DJANGO_CONNECTIONS: Final = frozenset({"django.db.connection", "django.db.connections"})
 #: Methods whose result is a raw handle when called on one (`pool.acquire()`), and
 #: those whose result is one whatever they are called on (`engine.raw_connection()`).
 _HANDLE_FROM_HANDLE: Final = frozenset({"acquire", "getconn", "connect", "cursor"})
@@ -281,7 +281,7 @@ class Flow:
         if isinstance(node, cst.Await):
             return self.is_handle(node.expression, position, depth + 1)
         if isinstance(node, cst.Subscript):
-            return bool(module.qualified(node.value) & _DJANGO_CONNECTIONS)
+            return bool(module.qualified(node.value) & DJANGO_CONNECTIONS)
         if isinstance(node, cst.Call):
             names = module.qualified(node.func)
             if any(driver_of(name) for name in names):
@@ -296,7 +296,7 @@ class Flow:
             return False
         if not isinstance(node, (cst.Name, cst.Attribute)):
             return False
-        if module.qualified(node) & _DJANGO_CONNECTIONS:
+        if module.qualified(node) & DJANGO_CONNECTIONS:
             return True
         last = self._last(node, position)
         if last is None:
