@@ -173,9 +173,10 @@ def _rule_examples(
 def report_examples(
     results: Sequence[RuleExamplesResult], problems: Sequence[ExampleProblem]
 ) -> int:
-    """Print one line per rule whose examples behave and per problem; 1 if any problem."""
+    """Print one line per rule whose examples behave and per problem; 1 if any problem.
+    A problem quotes the examples' code (a finding's snippet): it is shown as data."""
     for problem in problems:
-        print(f"FAIL  {problem}")
+        print(f"FAIL  {safe_text(str(problem))}")
     count = len(problems)
     for result in results:
         if not result.problems:
@@ -184,7 +185,7 @@ def report_examples(
                 f"{counted(result.examples, 'example')} agree"
             )
         for problem in result.problems:
-            print(f"FAIL  {problem}")
+            print(f"FAIL  {safe_text(str(problem))}")
         count += len(result.problems)
     examples = sum(result.examples for result in results)
     print(
@@ -195,7 +196,8 @@ def report_examples(
 
 
 def report_samples(checks: Sequence[type[Check]]) -> int:
-    """Verify each check's samples, print one line per check or per problem; 1 if any."""
+    """Verify each check's samples, print one line per check or per problem; 1 if any.
+    A problem quotes the samples' findings (snippets of their code): shown as data."""
     problems = 0
     for check in checks:
         found = verify_samples(check)
@@ -204,7 +206,7 @@ def report_samples(checks: Sequence[type[Check]]) -> int:
             count = len(check.satisfied_by) + len(check.violated_by)
             print(f"ok    {check.name}: {counted(count, 'sample')} agree  [{origin(check)}]")
         for problem in found:
-            print(f"FAIL  {problem}  [{origin(check)}]")
+            print(f"FAIL  {safe_text(str(problem))}  [{origin(check)}]")
     print(
         f"codeif check-samples: {counted(len(checks), 'check')} verified, "
         f"{counted(problems, 'problem')}"

@@ -1,10 +1,10 @@
 """Run a check's own samples: each `satisfied_by` sample must be satisfied and each
-`violated_by` sample violated (with a finding saying the message it pins, at the line it
-pins, if any); and the check must give `advice`, what to do when it is violated. The test
-suite runs this for every built-in check; rule authors call `verify_samples(MyCheck)` from
-their own tests, `codeif check-samples` runs it for every check a session would register,
-and a `--codeif` session runs it once for the checks that plugins and conftest.py files
-registered (`SampleAudit`).
+`violated_by` sample violated (with a finding saying the message it pins, at the line and
+in the file it pins, if any); and the check must give `advice`, what to do when it is
+violated. The test suite runs this for every built-in check; rule authors call
+`verify_samples(MyCheck)` from their own tests, `codeif check-samples` runs it for every
+check a session would register, and a `--codeif` session runs it once for the checks that
+plugins and conftest.py files registered (`SampleAudit`).
 
 A `pattern` rule of a task file may carry its own `examples` (code it must match, code it
 must not); `verify_rule_examples` proves them the same way, each problem located at its
@@ -13,6 +13,7 @@ example's line."""
 from __future__ import annotations
 
 import fnmatch
+import re
 import tempfile
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -35,6 +36,11 @@ from pytest_codeif.taskfile.yamlload import LoadedYaml, load_task_yaml
 
 #: The id of the task each sample is evaluated as (`ctx.task_id` while samples run).
 SAMPLE_TASK_ID = "sample"
+#: The name of the task file a sample is evaluated as, in a temporary folder: an error
+#: about the sample's code is located in it (`sample.codeif.yaml:1: ...`).
+_SAMPLE_TASK_FILE = "sample.codeif.yaml"
+#: That temporary place, as it starts an error's message.
+_SAMPLE_PLACE = re.compile(re.escape(_SAMPLE_TASK_FILE) + r":\d+: ")
 
 
 @dataclass(frozen=True)
@@ -73,7 +79,7 @@ def sample_verdict(check_cls: type[Check], sample: Sample, folder: Path) -> Verd
             error_kind="checker-failure",
             error=f"creating the check raised {type(exc).__name__}: {exc}",
         )
-    task_path = folder / "sample.codeif.yaml"
+    task_path = folder / _SAMPLE_TASK_FILE
     location = Location(task_path, 1, ())
     if isinstance(sample.code, Mapping):
         for rel, text in sample.code.items():
@@ -157,24 +163,31 @@ def _advice_problems(check_cls: type[Check]) -> list[SampleProblem]:
 
 
 def _disagreement(expected: str, sample: Sample, verdict: Verdict) -> tuple[str, str] | None:
-    """(status, detail) when `verdict` is not what the sample declares, else None."""
+    """(status, detail) when `verdict` is not what the sample declares, or the sample's
+    pins cannot be checked as written, else None."""
     findings = "; ".join(str(e) for e in verdict.evidence)
     if verdict.status != expected:
         return verdict.status, verdict.error or findings or "no findings"
-    pinned = [key for key in ("message", "line") if getattr(sample, key) is not None]
+    pinned = sample.pinned()
     if not pinned:
         return None
     if expected == "satisfied":
         keys = " and ".join(f"`{key}`" for key in pinned)
         return verdict.status, f"a satisfied sample has no finding: its {keys} cannot match"
+    malformed = sample.pin_problems()
+    if malformed:
+        return verdict.status, "; ".join(malformed)
     if any(_lands_as_pinned(sample, e) for e in verdict.evidence):
         return None
-    if sample.line is None:
+    if sample.line is None and sample.path is None:
         return verdict.status, f"no finding's message contains {sample.message!r} ({findings})"
-    where = f"line {sample.line}" + (f" of {sample.path}" if sample.path is not None else "")
+    if sample.line is None:
+        where = f"in {sample.path}"
+    else:
+        where = f"at line {sample.line}" + (f" of {sample.path}" if sample.path is not None else "")
     saying = f" whose message contains {sample.message!r}" if sample.message is not None else ""
     found = "; ".join(_at_code_line(sample, e) for e in verdict.evidence)
-    return verdict.status, f"no finding at {where}{saying} (found: {found})"
+    return verdict.status, f"no finding {where}{saying} (found: {found})"
 
 
 def _lands_as_pinned(sample: Sample, evidence: Evidence) -> bool:
@@ -198,11 +211,11 @@ def _at_code_line(sample: Sample, evidence: Evidence) -> str:
 
 def verify_samples(check_cls: type[Check]) -> list[SampleProblem]:
     """Every sample of `check_cls` whose verdict differs from what it declares (for a
-    violated sample with a `message` or `line`: or whose findings do not say it, or not
-    there), a problem for a
-    kind of sample the check lacks, and one for missing advice (or an `advise()` that
-    fails for a sample's options). `[]` means every declared verdict is proven and the
-    check says what to do."""
+    violated sample with a `message`, `line` or `path`: or whose findings do not say it,
+    or not there; or whose pins cannot be checked as written, see `Sample.pin_problems`;
+    a satisfied sample may pin nothing), a problem for a kind of sample the check lacks,
+    and one for missing advice (or an `advise()` that fails for a sample's options).
+    `[]` means every declared verdict is proven and the check says what to do."""
     missing = _missing(check_cls)
     problems: list[SampleProblem] = [missing] if missing else []
     problems.extend(_advice_problems(check_cls))
@@ -316,7 +329,10 @@ def _prove_examples(
 def _misbehaves(must_match: bool, verdict: Verdict) -> str | None:
     """Why an example's verdict is not what its key asks for; None when it is."""
     if verdict.status == "error":
-        return f"the rule cannot be evaluated on this example: {verdict.error}"
+        # The problem is located at the example already: the temporary task file it was
+        # evaluated as would only mislead.
+        error = _SAMPLE_PLACE.sub("", verdict.error or "")
+        return f"the rule cannot be evaluated on this example: {error}"
     if must_match and verdict.status != "violated":
         return "the rule matches nothing in this `match` example"
     if not must_match and verdict.status == "violated":

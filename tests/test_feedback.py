@@ -19,10 +19,13 @@ from pytest_codeif.records import Record
 from pytest_codeif.report.feedback import (
     MAX_MD_FINDINGS,
     MAX_MD_ITEMS,
+    code_lines,
     code_span,
     entries,
     feedback_format,
+    file_lines,
     inline,
+    options_summary,
     render,
 )
 from pytest_codeif.report.records import FUNCTIONAL_ADVICE
@@ -430,3 +433,47 @@ def test_feedback_cli_is_documented(pytester: pytest.Pytester) -> None:
     )
     assert result.returncode == 0
     assert "JSONL" in result.stdout and "Exit status" in result.stdout.replace("\n", " ")
+
+
+def test_a_pattern_rules_examples_are_not_part_of_what_is_asked() -> None:
+    """The team's example code is not sent to the model, and does not crowd the rule
+    out of the 200-character summary even when written before `pattern:`."""
+    examples = {"match": ["secret_team_code(" + "x" * 300 + ")"], "no-match": ["ok()"]}
+    options = {"examples": examples, "pattern": "print(...)"}
+    records = [record("t.codeif.yaml::a::c", "violated", options=options)]
+    [entry] = entries(records)
+    [item] = entry["violations"]
+    assert item["asked"] == "pattern with pattern: print(...)"
+    assert "secret_team_code" not in entry["text"]
+    assert options_summary({"examples": examples}) == ""
+
+
+@pytest.mark.parametrize("separator", ["\x1c", "\x1d", "\x1e", "\x0b", "\x0c", "\x85", "\u2028"])
+def test_the_source_line_quoted_is_the_findings_line(separator: str, tmp_path: Path) -> None:
+    """Lines are counted at "\\n" alone, as findings count them: a separator that
+    `str.splitlines` also splits at (in a comment of hostile code) does not shift the
+    line quoted, neither of inline code nor of a project file read from disk."""
+    text = f"# a{separator}b\r\nx = 1\r\nprint(x)\n"
+    origin = {"kind": "code", "origin": "t.codeif.yaml", "origin_line": 3, "path": "solution.py"}
+    code = {**origin, "text": text, "lines": None, "lines_in": None}
+    found = evidence("print() called", line=6)  # code_line 3 of solution.py
+    [entry] = entries([record("t.codeif.yaml::a::c", "violated", evidence=[found], code=code)])
+    assert entry["violations"][0]["findings"][0]["source"] == "print(x)"
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "solution.py").write_text(text, encoding="utf-8", newline="")
+    on_disk = {
+        **evidence("print() called"),
+        "path": "pkg/solution.py",
+        "line": 3,
+        "code_path": "solution.py",
+        "code_line": 3,
+    }
+    paths = {"kind": "directory", "paths": ["pkg/solution.py"], "paths_total": 1}
+    [entry] = entries(
+        [record("t.codeif.yaml::a::c", "violated", evidence=[on_disk], code=paths)],
+        lines_of=file_lines(tmp_path),
+    )
+    [finding] = entry["violations"][0]["findings"]
+    assert finding["in_project_file"] is True
+    assert finding["source"] == "print(x)"
+    assert code_lines(text) == [f"# a{separator}b", "x = 1", "print(x)", ""]

@@ -14,6 +14,7 @@ import pytest
 from pytest_codeif import Check, Sample, verify_samples
 from pytest_codeif.checks.base import CheckContext, CheckNeeds, Finding, needs_of, summary
 from pytest_codeif.checks.builtin import builtin_registry
+from pytest_codeif.cli import report_samples
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.unit import SourceFile
 from pytest_codeif.testing import sample_verdict
@@ -455,3 +456,116 @@ def test_a_checks_summary_is_its_first_sentence_whole() -> None:
         "or the data-access layer."
     )
     assert summary(Short) == "Every call is checked."
+
+
+# -- pins that cannot be checked as written are sample problems ------------------------
+
+TWO_FILES = {"a.py": "print(1)\n", "b.py": "x = 1\n"}
+
+
+@pytest.mark.parametrize(
+    ("sample", "says"),
+    [
+        (
+            Sample(TWO_FILES, path="nonexistent.py"),
+            "its `path` 'nonexistent.py' is not one of its files ('a.py', 'b.py')",
+        ),
+        (
+            Sample(TWO_FILES, path="b.py"),
+            "no finding in b.py (found: a.py:1: [no-print-test] print() called)",
+        ),
+        (
+            Sample(TWO_FILES, path="b.py", message="print()"),
+            "no finding in b.py whose message contains 'print()'",
+        ),
+        (Sample("print(1)\n", line=True), "its `line` is True: pin a line number, 1 or more"),
+        (Sample("print(1)\n", line=0), "its `line` is 0: pin a line number, 1 or more"),
+        (Sample("print(1)\n", message=""), "its `message` is '': pin a non-empty part"),
+        (
+            Sample({"a.py": "x = 1\nprint(x)\n", "b.py": "print(2)\n"}, line=2),
+            "its `line` needs a `path`: a project sample's lines are of one of its files",
+        ),
+        (
+            Sample("print(1)\n", path="a.py"),
+            "its `path` is 'a.py', but its `code` is one module",
+        ),
+    ],
+)
+def test_a_pin_that_cannot_be_checked_is_a_problem(sample: Sample, says: str) -> None:
+    """Each of these passed in silence: a pin compared only when `message` or `line` was
+    set, `True == 1`, `"" in message` always, and a project's line 2 in any file."""
+
+    class BadlyPinned(NoPrint):
+        violated_by = (sample,)
+
+    [problem] = verify_samples(BadlyPinned)
+    assert (problem.expected, problem.index, problem.got) == ("violated_by", 0, "violated")
+    assert says in problem.detail
+
+
+def test_a_path_alone_pins_the_file_a_finding_lands_in() -> None:
+    class InFile(NoPrint):
+        violated_by = (Sample(TWO_FILES, path="a.py"), Sample(TWO_FILES, path="a.py", line=1))
+
+    assert verify_samples(InFile) == []
+    assert Sample(TWO_FILES, path="a.py", line=1, message="print").pin_problems() == []
+
+
+def test_a_satisfied_sample_cannot_pin_a_file() -> None:
+    class Pinned(NoPrint):
+        satisfied_by = (Sample({"a.py": "x = 1\n"}, path="a.py"),)
+
+    [problem] = verify_samples(Pinned)
+    assert (problem.expected, problem.got) == ("satisfied_by", "satisfied")
+    assert "its `path` cannot match" in problem.detail
+
+
+# -- what check-samples prints of code is shown as data ---------------------------------
+
+
+class Echo(NoPrint):
+    """Test check: a finding whose message holds control characters, as a finding
+    quoting hostile code does."""
+
+    name = "echo-test"
+    violated_by = (Sample("print(1)\n", message="absent"),)
+
+    def evaluate(self, ctx: CheckContext) -> list[Finding]:
+        return [
+            ctx.report(module, call, "print() called \x1b[2J\x1b]8;;https://evil\x07 here")
+            for module in ctx.modules()
+            for call in module.nodes(cst.Call)
+        ]
+
+
+def test_check_samples_escapes_what_a_samples_findings_say(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert report_samples([Echo]) == 1
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\x07" not in out
+    assert "FAIL  echo-test: violated_by[0] ended violated: no finding's message" in out
+    assert "print() called \\x1b[2J\\x1b]8;;https://evil\\x07 here" in out
+
+
+def test_check_samples_escapes_examples_and_locates_their_syntax_errors(
+    pytester: pytest.Pytester,
+) -> None:
+    """A `no-match` example the rule matches is quoted (escaped); one that does not
+    parse is located at its own line, not at the temporary task file it ran as."""
+    rules = RULES_WITH_EXAMPLES.replace(
+        '- log("hi")', '- "print(\'\\x1b[31mred\\u202e\')"\n            - "f("'
+    )
+    pytester.makefile(".codeif.yaml", rules=rules)
+    result = codeif(pytester, "check-samples", "rules.codeif.yaml")
+    out = result.stdout.str()
+    assert result.ret == 1, out
+    assert "\x1b" not in out and "\u202e" not in out
+    assert "print('\\x1b[31mred\\u202e')" in out
+    assert "sample.codeif.yaml" not in out
+    result.stdout.fnmatch_lines(
+        [
+            "FAIL  rules.codeif.yaml:16: tasks[[]0[]].constraints[[]0[]].examples.no-match[[]1[]]: "
+            "no-print: the rule cannot be evaluated on this example: '(' was never closed",
+        ]
+    )

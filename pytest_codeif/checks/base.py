@@ -109,6 +109,11 @@ class Sample:
 
     `code` is one module's source, or a mapping of relative path to source for a project;
     each is dedented (see `dedented`), so samples can be indented triple-quoted strings.
+
+    A `violated_by` sample may pin what a finding says (`message`), the line it lands on
+    (`line`) and, for a project, the file (`path`); one finding must match every pin. A
+    `path` alone pins the file: some finding must land in it. `pin_problems` lists pins
+    that can never be checked as written (`verify_samples` reports them).
     """
 
     code: str | Mapping[str, str]
@@ -117,14 +122,15 @@ class Sample:
     #: observed when the code runs.
     calls: Sequence[Mapping[str, Any]] = ()
     #: For a `violated_by` sample: text that the message of at least one finding must
-    #: contain (a plain substring, not a pattern), so the sample proves what is reported
-    #: and not only that something is.
+    #: contain (a plain substring, not a pattern, and not empty), so the sample proves
+    #: what is reported and not only that something is.
     message: str | None = None
     #: For a `violated_by` sample: the line (1-based, of the dedented code) a finding must
     #: land on, so the sample proves where it is reported; with `message`, one finding
-    #: must do both.
+    #: must do both. A project sample's `line` needs a `path`: lines are of one file.
     line: int | None = None
-    #: For a project sample with a `line`: the file (a key of `code`) that line is in.
+    #: For a `violated_by` project sample: the file (a key of `code`) a finding must land
+    #: in; with `line`, the file that line is in.
     path: str | None = None
 
     def __post_init__(self) -> None:
@@ -134,6 +140,39 @@ class Sample:
             else {path: dedented(text) for path, text in self.code.items()}
         )
         object.__setattr__(self, "code", code)  # frozen: the one normalisation, at birth
+
+    def pinned(self) -> list[str]:
+        """The names of the pins the sample sets, of `message`, `line` and `path`."""
+        return [key for key in ("message", "line", "path") if getattr(self, key) is not None]
+
+    def pin_problems(self) -> list[str]:
+        """Why a pin of the sample can never be checked as written (a `line` that is no
+        line number, an empty `message`, a `path` that names none of its files); `[]`
+        when each pin is well formed. Whether the sample may pin at all (a satisfied one
+        may not) is for its verifier, which knows what it declares."""
+        problems: list[str] = []
+        if self.message is not None and (not isinstance(self.message, str) or not self.message):
+            problems.append(
+                f"its `message` is {self.message!r}: pin a non-empty part of a finding's message"
+            )
+        line = self.line
+        if line is not None and (isinstance(line, bool) or not isinstance(line, int) or line < 1):
+            problems.append(f"its `line` is {line!r}: pin a line number, 1 or more")
+        files = self.code if isinstance(self.code, Mapping) else None
+        if self.path is not None:
+            if files is None:
+                problems.append(
+                    f"its `path` is {self.path!r}, but its `code` is one module: "
+                    "`path` names a file of a project sample (`code` a mapping)"
+                )
+            elif self.path not in files:
+                named = ", ".join(map(repr, files))
+                problems.append(f"its `path` {self.path!r} is not one of its files ({named})")
+        elif files is not None and line is not None:
+            problems.append(
+                "its `line` needs a `path`: a project sample's lines are of one of its files"
+            )
+        return problems
 
 
 class CheckContext(Protocol):

@@ -88,6 +88,14 @@ def feedback_format(path: Path | str) -> str:
     return "jsonl" if str(path).lower().endswith(".jsonl") else "markdown"
 
 
+def code_lines(text: str) -> list[str]:
+    r"""The lines of code as findings number them: split at "\n" alone (`str.splitlines`
+    also splits at `\f`, `\v`, `\x1c`-`\x1e`, `\x85`, U+2028 and U+2029, so a hostile
+    file would have a finding quote another line than its own), each without a trailing
+    "\r"."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
+
+
 def file_lines(rootdir: Path) -> LineReader:
     """A reader of files under `rootdir` (each read once, none larger than
     MAX_SOURCE_FILE, none outside `rootdir`), for excerpts of `file:` and `directory:`
@@ -101,8 +109,8 @@ def file_lines(rootdir: Path) -> LineReader:
             target = (base / shown).resolve()
             try:
                 if target.is_relative_to(base) and target.stat().st_size <= MAX_SOURCE_FILE:
-                    text = target.read_text(encoding="utf-8", errors="replace")
-                    cache[shown] = text.splitlines()
+                    text = target.read_bytes().decode("utf-8-sig", errors="replace")
+                    cache[shown] = code_lines(text)
             except OSError:
                 pass  # gone since the run: no excerpt
         return cache[shown]
@@ -136,10 +144,19 @@ def _value(value: Any) -> str:
     return json.dumps(value)
 
 
+#: Options that are not part of what a constraint asks: a `pattern` rule's `examples`
+#: prove the rule to the team (`codeif check-samples`); sent to a model they would give
+#: away the team's code and crowd the rule itself out of the summary.
+_NOT_ASKED: Final = frozenset({"examples"})
+
+
 def options_summary(options: Mapping[str, object]) -> str:
     """A constraint's options in one line (`require: [recursion]; function: fib`), at most
-    200 characters; code given as an option is shown as its number of lines."""
-    text = "; ".join(f"{key}: {_value(value)}" for key, value in options.items())
+    200 characters; code given as an option is shown as its number of lines, and a rule's
+    `examples` are left out (they are not what is asked)."""
+    text = "; ".join(
+        f"{key}: {_value(value)}" for key, value in options.items() if key not in _NOT_ASKED
+    )
     return text if len(text) <= 200 else text[:197] + "..."
 
 
@@ -179,7 +196,7 @@ def _source(
         lines = lines_of(str(evidence["path"])) if lines_of is not None else None
     elif code is not None and code.get("path") == evidence.get("code_path"):
         text = code.get("text")
-        lines = text.splitlines() if isinstance(text, str) else None
+        lines = code_lines(text) if isinstance(text, str) else None
     if lines is None or line > len(lines):
         return None
     shown = lines[line - 1].rstrip()
