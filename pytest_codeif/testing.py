@@ -29,6 +29,7 @@ from pytest_codeif.checks.registry import CheckRegistry
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.errors import Location, TaskFileError
 from pytest_codeif.outcome import Evidence, Verdict
+from pytest_codeif.report.safe_text import safe_text
 from pytest_codeif.taskfile.model import CallCase, CodeSpec, ConstraintSpec, Task
 from pytest_codeif.taskfile.parse import TaskProblems, parse_task_file
 from pytest_codeif.taskfile.schema import constraint_schema, describe_error, first_error
@@ -378,5 +379,6 @@ class SampleAudit:
             return
         terminalreporter.write_sep("=", "codeif: unproven checks", yellow=True)
         for check, problem in self.problems:
-            terminalreporter.write_line(f"{problem}  [{origin(check)}]")
+            # A problem quotes the findings of the samples' code: shown as data.
+            terminalreporter.write_line(f"{safe_text(str(problem))}  [{origin(check)}]")
         terminalreporter.write_line("(`codeif check-samples` lists these and exits 1)")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import cast
 
 import libcst as cst
 import pytest
@@ -17,7 +18,7 @@ from pytest_codeif.checks.builtin import builtin_registry
 from pytest_codeif.cli import report_samples
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.unit import SourceFile
-from pytest_codeif.testing import sample_verdict
+from pytest_codeif.testing import SampleAudit, sample_verdict
 
 
 class NoPrint(Check):
@@ -528,6 +529,7 @@ class Echo(NoPrint):
     quoting hostile code does."""
 
     name = "echo-test"
+    satisfied_by = (Sample("x = 1\n"),)
     violated_by = (Sample("print(1)\n", message="absent"),)
 
     def evaluate(self, ctx: CheckContext) -> list[Finding]:
@@ -569,3 +571,23 @@ def test_check_samples_escapes_examples_and_locates_their_syntax_errors(
             "no-print: the rule cannot be evaluated on this example: '(' was never closed",
         ]
     )
+
+
+def test_the_sessions_audit_escapes_what_a_samples_findings_say() -> None:
+    class Reporter:
+        def __init__(self) -> None:
+            self.lines: list[str] = []
+
+        def write_sep(self, sep: str, title: str, **markup: bool) -> None:
+            self.lines.append(title)
+
+        def write_line(self, line: str) -> None:
+            self.lines.append(line)
+
+    audit = SampleAudit([Echo])
+    audit.pytest_sessionstart(cast("pytest.Session", None))
+    reporter = Reporter()
+    audit.pytest_terminal_summary(cast("pytest.TerminalReporter", reporter))
+    [line] = [line for line in reporter.lines if line.startswith("echo-test:")]
+    assert "\x1b" not in line and "\x07" not in line
+    assert "print() called \\x1b[2J\\x1b]8;;https://evil\\x07 here" in line
