@@ -25,8 +25,17 @@ import pytest
 
 from pytest_codeif.checks.base import Check, advice_of, summary
 from pytest_codeif.checks.builtin import BUILTIN_CHECKS
-from pytest_codeif.checks.pattern.trial import Found, python_files, rule_of, search
+from pytest_codeif.checks.pattern import PatternCheck
+from pytest_codeif.checks.pattern.trial import (
+    Found,
+    Refused,
+    Unlisted,
+    python_files,
+    rule_of,
+    search,
+)
 from pytest_codeif.checks.registry import CheckRegistrationError, CheckRegistry
+from pytest_codeif.code.unit import MAX_FILE_BYTES
 from pytest_codeif.importers.multicodeif import import_multicodeif
 from pytest_codeif.importers.multicodeif_chains import import_chains
 from pytest_codeif.outcome import Undecidable
@@ -44,7 +53,7 @@ from pytest_codeif.report.json_report import (
     records_of,
     write_atomically,
 )
-from pytest_codeif.report.safe_text import safe_text
+from pytest_codeif.report.safe_text import MAX_MESSAGE, safe_text
 from pytest_codeif.report.terminal import render
 from pytest_codeif.testing import (
     ExampleProblem,
@@ -417,9 +426,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (`codeif pattern ... | head`): stop quietly, as grep does,
         # with the status of a process ended by SIGPIPE; the interpreter's final flush of
         # stdout must not fail again, so stdout now goes nowhere.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        _stdout_to_nowhere()
         return 128 + signal.SIGPIPE
 
 
@@ -589,31 +596,73 @@ def pattern_command(args: argparse.Namespace) -> int:
         why = str(exc).removeprefix("pattern: ")
         print(f"codeif pattern: bad pattern: {safe_text(why)}", file=sys.stderr)
         return PATTERN_ERROR
-    matched, failed = 0, False
-    for path in python_files(args.files):
-        shown = safe_text(str(path), 500)
-        try:
-            found = search(rule, path)
-        except (OSError, UnicodeDecodeError) as exc:
-            print(f"codeif pattern: cannot read {shown}: {safe_text(str(exc))}", file=sys.stderr)
-            failed = True
-            continue
-        except Undecidable as exc:
-            print(f"codeif pattern: {safe_text(exc.message)}", file=sys.stderr)
-            failed = True
-            continue
-        for match in found:
-            print(f"{shown}:{match.line}:{match.column}: {_shown_code(match)}")
-        matched += len(found)
+    try:
+        matched, failed = _print_matches(rule, args.files)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise  # `main` ends quietly, with SIGPIPE's status
+    except OSError as exc:  # stdout is a full disk (`> /dev/full`), a closed terminal...
+        _stdout_to_nowhere()
+        print(f"codeif pattern: cannot write the matches: {exc.strerror}", file=sys.stderr)
+        return PATTERN_ERROR
     if failed:
         return PATTERN_ERROR
     return PATTERN_MATCHED if matched else PATTERN_NO_MATCH
 
 
+def _print_matches(rule: PatternCheck, files: Sequence[Path]) -> tuple[int, bool]:
+    """Print each match of `rule` in `files`, and say on stderr what could not be
+    searched: how many matches, and whether something could not be."""
+    matched, failed = 0, False
+    for path in python_files(files):
+        if isinstance(path, Unlisted):
+            shown = _shown_path(path.path)
+            print(f"codeif pattern: cannot list {shown}: {_one_line(path.why)}", file=sys.stderr)
+            failed = True
+            continue
+        shown = _shown_path(path)
+        try:
+            found = search(rule, path)
+        except (OSError, UnicodeDecodeError, Refused) as exc:
+            print(f"codeif pattern: cannot read {shown}: {_one_line(str(exc))}", file=sys.stderr)
+            failed = True
+            continue
+        except Undecidable as exc:
+            print(f"codeif pattern: {_one_line(exc.message)}", file=sys.stderr)
+            failed = True
+            continue
+        for match in found:
+            print(f"{shown}:{match.line}:{match.column}: {_shown_code(match)}")
+        matched += len(found)
+    return matched, failed
+
+
+def _shown_path(path: Path) -> str:
+    """A path as one line of data: a file name may hold a newline, that would start a
+    forged match line."""
+    return _one_line(str(path), 500)
+
+
+def _one_line(text: str, limit: int = MAX_MESSAGE) -> str:
+    """`text` as `safe_text` shows it, its newlines and tabs escaped too (as `repr` shows
+    them), so that it is one line of the output."""
+    return safe_text(text.replace("\n", "\\n").replace("\t", "\\t"), limit)
+
+
+def _stdout_to_nowhere() -> None:
+    """Send stdout to the null device: what is still buffered for it cannot be written,
+    and the interpreter's final flush must not fail again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+
+
 def _shown_code(match: Found) -> str:
     """The matched code as data (escapes for what a terminal would obey), its later lines
     indented under the first."""
-    lines = safe_text(match.text, _SHOWN_MATCH).split("\n")
+    # "\r\n" and a lone "\r" end a line of Python as "\n" does: shown as line ends.
+    text = match.text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = safe_text(text, _SHOWN_MATCH).split("\n")
     return "\n".join([lines[0], *("    " + line for line in lines[1:])])
 
 
@@ -624,10 +673,13 @@ def _add_pattern_command(
         "pattern",
         help="show what a pattern matches in Python files, as a `pattern` rule would",
         description="Match PATTERN (Python with metavariables, as a `pattern` rule's "
-        "`pattern:` is written) against each FILE (a folder: its .py files) and print "
-        "each match as `path:line:column: code`. Exit status: 0 when something matched, "
-        "1 when nothing did, 2 when the pattern is not a valid pattern or a file cannot "
-        "be read or parsed.",
+        "`pattern:` is written) against each FILE (a folder: its .py files, as a "
+        "`directory:` unit lists them: .gitignore honoured, virtualenvs, build output and "
+        "hidden folders skipped) and print each match as `path:line:column: code`. A file "
+        "is read as a rule reads one: a regular file of at most "
+        f"{MAX_FILE_BYTES // (1024 * 1024)} MiB. Exit status: 0 when something matched, "
+        "1 when nothing did, 2 when the pattern is not a valid pattern, or a file or "
+        "folder cannot be read or parsed, or the output cannot be written.",
     )
     pattern.add_argument(
         "pattern", metavar="PATTERN", help="the pattern, e.g. 'requests.$METHOD(...)'"

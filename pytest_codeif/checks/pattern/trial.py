@@ -1,9 +1,17 @@
 """A pattern tried on files (`codeif pattern 'PATTERN' FILE...`): every match, with its
-place and the code it matched, as a rule `pattern: PATTERN` would find them."""
+place and the code it matched, as a rule `pattern: PATTERN` would find them.
+
+The files are hostile, as the code a rule judges is: a file is read as the engine reads
+one (a regular file of at most `MAX_FILE_BYTES`, as `utf-8-sig`), never a FIFO or device
+that would block or read without end, and a folder is listed by the project walk a
+`directory:` unit uses (`.gitignore` honoured, environments and built code skipped).
+"""
 
 from __future__ import annotations
 
-import fnmatch
+import os
+import re
+import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -11,10 +19,14 @@ from typing import Final
 
 from pytest_codeif.checks.pattern import PatternCheck
 from pytest_codeif.code.cst import ParsedModule
-from pytest_codeif.code.unit import SourceFile
+from pytest_codeif.code.unit import MAX_FILE_BYTES, SourceFile
+from pytest_codeif.code.walk import scan_project
 
-#: Folders a directory's search leaves out: tools' and environments' own files.
-SKIPPED_FOLDERS: Final = (".*", "__pycache__", "node_modules", "venv", "*.egg-info")
+# Where a line ends for libcst (and Python): after "\n", "\r\n" or a lone "\r"; never at
+# the other breaks `str.splitlines` knows ("\f", "\x1c", "\u2028"...), which would shift
+# every later line and show code other than what matched.
+_LINE_END: Final = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
+_TOO_LARGE: Final = f"larger than the {MAX_FILE_BYTES:,} bytes a pattern rule reads of a file"
 
 
 @dataclass(frozen=True)
@@ -26,31 +38,69 @@ class Found:
     text: str
 
 
+@dataclass(frozen=True)
+class Unlisted:
+    """A folder under a folder argument that could not be listed: its files unsearched."""
+
+    path: Path
+    why: str
+
+
+class Refused(Exception):
+    """A file the search does not read, as the engine would not: not a regular file, or
+    larger than `MAX_FILE_BYTES`. Its message says why, without the path."""
+
+
 def rule_of(pattern: str) -> PatternCheck:
     """The rule `pattern: PATTERN`; `ValueError` (naming the problem) for a bad pattern."""
     return PatternCheck({"pattern": pattern})
 
 
-def python_files(paths: Sequence[Path]) -> Iterator[Path]:
-    """Each path that is a file, and the `.py` files below each that is a folder (in
-    name order, leaving out hidden folders, caches and environments)."""
+def python_files(paths: Sequence[Path]) -> Iterator[Path | Unlisted]:
+    """Each path that is not a folder (`search` refuses what is not a regular file), and
+    the `.py` files of each that is, as the project walk lists them (in code point order);
+    with each folder below it that could not be listed."""
     for path in paths:
         if not path.is_dir():
             yield path
             continue
-        for found in sorted(path.rglob("*.py")):
-            parts = found.relative_to(path).parts[:-1]
-            if not any(fnmatch.fnmatch(part, skip) for part in parts for skip in SKIPPED_FOLDERS):
-                yield found
+        listed = scan_project(path)
+        found: list[tuple[str, Path | Unlisted]] = [(rel, path / rel) for rel in listed.files]
+        found += [
+            (skip.path, Unlisted(path / skip.path.rstrip("/"), skip.rule))
+            for skip in listed.skipped
+            if skip.reason == "unreadable"
+        ]
+        for _, item in sorted(found, key=lambda pair: pair[0]):
+            yield item
+
+
+def read_source(path: Path) -> str:
+    """The text of the Python file at `path`, read as the engine reads one. Raises
+    `Refused` for a FIFO, a device, a folder or a file over `MAX_FILE_BYTES`, `OSError`
+    or `UnicodeDecodeError` for one that cannot be read."""
+    # O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting.
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags)
+    with os.fdopen(fd, "rb") as file:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Refused("not a regular file")
+        if info.st_size > MAX_FILE_BYTES:
+            raise Refused(_TOO_LARGE)
+        data = file.read(MAX_FILE_BYTES + 1)  # it may have grown since
+    if len(data) > MAX_FILE_BYTES:
+        raise Refused(_TOO_LARGE)
+    return data.decode("utf-8-sig")
 
 
 def search(rule: PatternCheck, path: Path) -> list[Found]:
-    """Every match of `rule` in the Python file at `path`, in order. Raises `OSError` or
-    `UnicodeDecodeError` for a file that cannot be read, and `Undecidable` for one that
-    does not parse or is too large to match."""
-    text = path.read_text(encoding="utf-8")
+    """Every match of `rule` in the Python file at `path`, in order. Raises `Refused`,
+    `OSError` or `UnicodeDecodeError` for a file that cannot be read (see `read_source`),
+    and `Undecidable` for one that does not parse or is too large to match."""
+    text = read_source(path)
     module = ParsedModule(SourceFile(path.as_posix(), text, path))
-    lines = text.splitlines(keepends=True)
+    lines = _LINE_END.split(text)
     found: list[Found] = []
     for hit in rule.matches([module]):
         where = module.positions[hit.node]
