@@ -189,9 +189,9 @@ def test_a_task_read_again_at_its_items_is_parsed_once(
     parses: list[str] = []
     real = units_module.parse_source_file
 
-    def counted(source, place):
+    def counted(source, place, **kwargs):
         parses.append(source.text)
-        return real(source, place)
+        return real(source, place, **kwargs)
 
     monkeypatch.setattr(units_module, "parse_source_file", counted)
     engine = Engine(tmp_path, tmp_path / "work")

@@ -6,7 +6,9 @@ needs only the tree pays only for the parse.
 
 from __future__ import annotations
 
+import ast
 import dataclasses
+import warnings
 from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Mapping
@@ -43,7 +45,18 @@ class ParsedModule:
     lists the identifiers written otherwise; positions are those of the written code.
     """
 
-    def __init__(self, source: SourceFile, place: ModulePlace | None = None) -> None:
+    def __init__(
+        self,
+        source: SourceFile,
+        place: ModulePlace | None = None,
+        *,
+        python_checked: bool = False,
+    ) -> None:
+        """Parse `source`. Unless `python_checked` (Python's own parser accepted the text
+        already: the engine's syntax check), Python's parser is asked first: libcst's
+        native parser overflows its stack and kills the process on code nested far deeper
+        than Python accepts (1,500 brackets, thousands of unary operators or lambdas),
+        where Python refuses it with an error (`python_refusal`)."""
         self.source = source
         #: The module's absolute name in its project (None: a single module with no
         #: package, or a file no import reaches); relative imports resolve from it.
@@ -52,6 +65,10 @@ class ParsedModule:
         self.look_alikes: tuple[LookAlike, ...] = ()
         #: The tree as written, kept only when `tree` differs from it.
         self._written: cst.Module | None = None
+        if not python_checked:
+            refused = python_refusal(source.text)
+            if refused is not None:
+                raise Undecidable("syntax-error", f"{source.relpath}: {refused}")
         try:
             self.tree = cst.parse_module(source.text)
             if not source.text.isascii():
@@ -261,6 +278,20 @@ _SKIPPED: frozenset[type] = frozenset(
 )
 #: Whether a type is a node to visit; whitespace types are recorded as not.
 _IS_NODE: dict[type, bool] = dict.fromkeys(_SKIPPED, False)
+
+
+def python_refusal(text: str) -> str | None:
+    """Why Python's parser refuses `text` (None: it parses). Parse only: nothing is
+    compiled or run, and warnings about the code are silenced."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+    except SyntaxError as exc:
+        return f"line {exc.lineno}: {exc.msg}"
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return f"cannot parse: {exc or 'nested too deeply'}"
+    return None
 
 
 def all_nodes(root: cst.CSTNode) -> list[cst.CSTNode]:

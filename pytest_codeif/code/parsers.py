@@ -7,8 +7,7 @@ with none is a located error, never a file silently left unread.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Final
+from typing import Final, Protocol
 
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.languages import PYTHON
@@ -16,17 +15,27 @@ from pytest_codeif.code.names import ModulePlace
 from pytest_codeif.code.unit import SourceFile
 from pytest_codeif.outcome import Undecidable
 
-#: Parses a file placed among its project's modules (None: a single module).
-Parser = Callable[[SourceFile, ModulePlace | None], ParsedModule]
+
+class Parser(Protocol):
+    """Parses a file placed among its project's modules (None: a single module);
+    `python_checked`: the language's own parser accepted the text already."""
+
+    def __call__(
+        self, source: SourceFile, place: ModulePlace | None, *, python_checked: bool
+    ) -> ParsedModule: ...
+
 
 #: The parser of each language, by name.
 PARSERS: Final[dict[str, Parser]] = {PYTHON.name: ParsedModule}
 
 
-def parse_source_file(source: SourceFile, place: ModulePlace | None = None) -> ParsedModule:
+def parse_source_file(
+    source: SourceFile, place: ModulePlace | None = None, *, python_checked: bool = False
+) -> ParsedModule:
     """`source` parsed by its language's parser; `Undecidable("invalid-task")` naming the
     file when the language has none (`Undecidable("syntax-error")` from the parser when
-    the text does not parse)."""
+    the text does not parse). `python_checked`: Python's parser accepted the text already
+    (see `ParsedModule`)."""
     parser = PARSERS.get(source.language)
     if parser is None:
         raise Undecidable(
@@ -34,4 +43,4 @@ def parse_source_file(source: SourceFile, place: ModulePlace | None = None) -> P
             f"{source.relpath}: {source.language} code cannot be parsed: no parser for the "
             "language",
         )
-    return parser(source, place)
+    return parser(source, place, python_checked=python_checked)

@@ -14,7 +14,7 @@ from pytest_codeif.code.module_names import did_you_mean
 from pytest_codeif.code.parsers import parse_source_file
 from pytest_codeif.code.scope import Scope, module_matches
 from pytest_codeif.code.unit import CodeUnit, SourceFile, load_unit, unit_key
-from pytest_codeif.engine.syntax_check import syntax_errors
+from pytest_codeif.engine.syntax_check import SCREEN_FROM, syntax_errors
 from pytest_codeif.outcome import Undecidable
 from pytest_codeif.taskfile.model import Task
 
@@ -34,6 +34,9 @@ class Units:
         self._units: dict[tuple[Path, str], CodeUnit | Undecidable] = {}
         self._parsed: OrderedDict[tuple[str, str], ParsedModule | Undecidable] = OrderedDict()
         self._syntax: dict[tuple[str, str], Undecidable | None] = {}
+        #: Files Python's own parser accepted (not only ruff's screening): their parse
+        #: need not ask Python again (see `ParsedModule`).
+        self._python_accepted: set[tuple[str, str]] = set()
 
     def unit(self, task: Task) -> CodeUnit:
         """The task's code, read once; raises the cached `Undecidable` if there is none."""
@@ -64,8 +67,13 @@ class Units:
         fresh = [s for s in wanted if (unit.key, s.relpath) not in self._syntax]
         if fresh:
             found = syntax_errors(fresh, self._display, self.workdir)
+            # Below SCREEN_FROM files Python's parser decides each one; above, ruff screens
+            # and Python decides only the files ruff flags.
+            by_python = len(fresh) < SCREEN_FROM
             for source, error in zip(fresh, found, strict=True):
                 self._syntax[(unit.key, source.relpath)] = error
+                if by_python and error is None:
+                    self._python_accepted.add((unit.key, source.relpath))
         for source in wanted:
             error = self._syntax[(unit.key, source.relpath)]
             if error is not None:
@@ -84,7 +92,9 @@ class Units:
         found = self._parsed.get(key)
         if found is None:
             try:
-                found = parse_source_file(source, unit.place(source.relpath))
+                found = parse_source_file(
+                    source, unit.place(source.relpath), python_checked=key in self._python_accepted
+                )
             except Undecidable as exc:
                 found = exc
             self._parsed[key] = found

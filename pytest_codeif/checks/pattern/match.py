@@ -210,6 +210,9 @@ class Pattern:
 # --- compiling ---------------------------------------------------------------------------
 
 
+_BRACKET: Final = re.compile(r"[()\[\]{}]")
+
+
 def compile_pattern(text: str, where: str = "pattern") -> Pattern:
     """Parse `text` into a pattern; `PatternSyntaxError` (naming `where`) when it cannot be."""
     if len(text) > MAX_PATTERN_LENGTH:
@@ -221,6 +224,7 @@ def compile_pattern(text: str, where: str = "pattern") -> Pattern:
     source = textwrap.dedent(text).strip()
     if not source:
         raise PatternSyntaxError(f"{where}: the pattern is empty")
+    _check_brackets(source, where)
     items = _parse(_substitute_metavariables(source, where), where)
     _check_size(items, where)
     _check_placement(items, where)
@@ -423,6 +427,22 @@ def _is_item(tokens: Sequence[tokenize.TokenInfo], index: int) -> bool:
     if index == 0 or index + 1 >= len(tokens):
         return False
     return tokens[index - 1].string in ("(", ",") and tokens[index + 1].string in (")", ",")
+
+
+def _check_brackets(source: str, where: str) -> None:
+    """Refuse brackets nested deeper than a pattern may be, before libcst parses them:
+    its native parser overflows its stack, killing the process, at about 1,500 levels
+    (well within `MAX_PATTERN_LENGTH`). Brackets inside strings count too: a pattern
+    never needs that many."""
+    depth = deepest = 0
+    for bracket in _BRACKET.findall(source):
+        depth = depth + 1 if bracket in "([{" else max(depth - 1, 0)
+        deepest = max(deepest, depth)
+    if deepest > MAX_PATTERN_DEPTH:
+        raise PatternSyntaxError(
+            f"{where}: the pattern is too large (at most {MAX_PATTERN_NODES} syntax nodes, "
+            f"nested at most {MAX_PATTERN_DEPTH} deep)"
+        )
 
 
 def _check_size(items: Sequence[cst.CSTNode], where: str) -> None:
