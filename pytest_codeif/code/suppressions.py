@@ -59,7 +59,10 @@ def find_suppressions(source: str) -> list[Suppression]:
 
 def neutralise(source: str, suppressions: list[Suppression], kinds: frozenset[str]) -> str:
     """`source` with the comments of `kinds` replaced by spaces of the same length."""
-    lines = source.splitlines(keepends=True)
+    # Lines as tokenize counted them (at "\n" only): `str.splitlines` also splits at
+    # "\x1c", "\f", U+2028..., and a comment holding one would blank the wrong line,
+    # leaving the `# noqa` it should neutralise in force.
+    lines = io.StringIO(source).readlines()
     for item in suppressions:
         if item.kind not in kinds:
             continue
