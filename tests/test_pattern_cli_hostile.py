@@ -52,6 +52,24 @@ def test_shown_code_with_windows_and_old_mac_line_ends(pytester: pytest.Pytester
     ]
 
 
+def test_shown_code_after_form_feeds_that_open_a_line(pytester: pytest.Pytester) -> None:
+    """libcst counts a top-level statement's columns from after the form feeds opening
+    its line: taken as they are, they cut the shown call short of its end."""
+    (pytester.path / "ff.py").write_text(
+        ' \f \f\fos.system("ls; rm -rf /")\n'
+        'x = (1,\n\f  os.system("b"))\n'
+        'if x:\n    pass\n\felse: os.system("e")\n'
+        'if x:\n  \f os.system("c")\n'
+    )
+    result = codeif(pytester, "pattern", "os.system(...)", "ff.py")
+    assert result.stdout.lines == [
+        'ff.py:1:6: os.system("ls; rm -rf /")',
+        'ff.py:3:4: os.system("b")',
+        'ff.py:6:8: os.system("e")',
+        'ff.py:8:5: os.system("c")',
+    ]
+
+
 def test_a_file_with_a_byte_order_mark_is_read_as_the_engine_reads_it(
     pytester: pytest.Pytester,
 ) -> None:
@@ -184,7 +202,7 @@ def test_a_path_is_shown_on_one_line(pytester: pytest.Pytester) -> None:
     ]
     assert result.ret == 2
     assert len(result.stderr.lines) == 2
-    assert result.stderr.lines[0].startswith("codeif pattern: broken\\n.py line 1")
+    assert result.stderr.lines[0].startswith("codeif pattern: broken\\n.py")
     assert result.stderr.lines[1].startswith("codeif pattern: cannot read gone\\n.py: ")
 
 

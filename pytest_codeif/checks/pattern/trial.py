@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+import libcst as cst
+
 from pytest_codeif.checks.pattern import PatternCheck
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.unit import MAX_FILE_BYTES, SourceFile
@@ -26,6 +28,19 @@ from pytest_codeif.code.walk import scan_project
 # the other breaks `str.splitlines` knows ("\f", "\x1c", "\u2028"...), which would shift
 # every later line and show code other than what matched.
 _LINE_END: Final = re.compile(r"(?<=\n)|(?<=\r)(?!\n)")
+#: What starts a line of its own: a statement, or a clause or decorator of one.
+_OPENS_A_LINE: Final = (
+    cst.SimpleStatementLine,
+    cst.BaseCompoundStatement,
+    cst.Decorator,
+    cst.Else,
+    cst.ExceptHandler,
+    cst.ExceptStarHandler,
+    cst.Finally,
+    cst.MatchCase,
+)
+#: The blanks and form feeds a line starts with.
+_LEAD: Final = re.compile(r"[ \t\f]*")
 _TOO_LARGE: Final = f"larger than the {MAX_FILE_BYTES:,} bytes a pattern rule reads of a file"
 
 
@@ -100,17 +115,51 @@ def search(rule: PatternCheck, path: Path) -> list[Found]:
     and `Undecidable` for one that does not parse or is too large to match."""
     text = read_source(path)
     module = ParsedModule(SourceFile(path.as_posix(), text, path))
-    lines = _LINE_END.split(text)
+    lines = _Lines(text, module)
     found: list[Found] = []
     for hit in rule.matches([module]):
         where = module.positions[hit.node]
         start, end = where.start, where.end
+        first = lines.index(start.line, start.column)
         if start.line == end.line:
-            code = lines[start.line - 1][start.column : end.column]
+            code = lines.text[start.line - 1][first : lines.index(end.line, end.column)]
         else:
-            middle = lines[start.line : end.line - 1]
             code = "".join(
-                [lines[start.line - 1][start.column :], *middle, lines[end.line - 1][: end.column]]
+                [
+                    lines.text[start.line - 1][first:],
+                    *lines.text[start.line : end.line - 1],
+                    lines.text[end.line - 1][: lines.index(end.line, end.column)],
+                ]
             )
-        found.append(Found(start.line, start.column + 1, code))
+        found.append(Found(start.line, first + 1, code))
     return found
+
+
+class _Lines:
+    """The lines of a file as libcst counts them, and where in a line a libcst column is.
+
+    libcst counts the columns of a line that starts a top-level statement from after
+    the blanks and form feeds that may open it (Python allows `\\f` there): taken as
+    indexes, they would cut the matched code short by as many characters.
+    """
+
+    def __init__(self, text: str, module: ParsedModule) -> None:
+        self.text = _LINE_END.split(text)
+        self._module = module
+        self._first: dict[int, int] | None = None  # line: column of its first statement
+
+    def index(self, line: int, column: int) -> int:
+        """The index in line `line` (1-based) of libcst's column `column` of it."""
+        lead = _LEAD.match(self.text[line - 1])
+        if lead is None or "\f" not in lead.group():  # only a form feed moves libcst's count
+            return column
+        if self._first is None:
+            self._first = {}
+            for node, where in self._module.positions.items():
+                if not isinstance(node, _OPENS_A_LINE):
+                    continue  # whitespace nodes start inside the blanks
+                at = where.start
+                self._first[at.line] = min(at.column, self._first.get(at.line, at.column))
+        # No statement starts inside the blanks: one before their end was counted from
+        # after them.
+        return column + max(0, lead.end() - self._first.get(line, lead.end()))
