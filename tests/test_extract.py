@@ -109,3 +109,15 @@ def test_artifact_elements_are_python_blocks() -> None:
 def test_hostile_responses_are_read_in_linear_time(response: str) -> None:
     """Each took minutes to hours before; read linearly, they hold no Python code."""
     assert extract_python(response) is None
+
+
+@pytest.mark.parametrize("separator", ["\x0c", "\x1c", "\u2028", "\x85", "\x0b"])
+def test_only_newlines_end_a_responses_lines(separator: str) -> None:
+    """A form feed or U+2028 inside the code is the code's own character: the block is
+    not split there (the code judged is the code written) and line numbers count at
+    newlines, as Python's tokenizer does."""
+    response = f"Here:\n```python\ns = 'a{separator}b'  # note{separator}x\ny = 2\n```\n"
+    code = extract_python(response)
+    assert code is not None
+    assert code.text == f"s = 'a{separator}b'  # note{separator}x\ny = 2\n"
+    assert code.line_origin == (3, 4)

@@ -26,6 +26,7 @@ _TAG = re.compile(r"[{.]*([A-Za-z0-9_+#-]+)")
 _ARTIFACT_OPEN = re.compile(r"<artifact\b")
 _LANGUAGE = re.compile(r"\blanguage=\"([\w+-]+)\"")
 _ARTIFACT_END = "</artifact>"
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True)
@@ -50,7 +51,10 @@ class ExtractedCode:
 
 def find_blocks(response: str) -> list[CodeBlock]:
     """Every fenced block of `response`, in order."""
-    lines = response.splitlines()
+    # Lines end at "\n", "\r\n" or "\r", as Python's tokenizer ends them: not at "\f",
+    # "\x1c", U+2028... (`str.splitlines`), which may sit in a comment or a string of the
+    # code and would change the code judged.
+    lines = _LINE_END.split(response)
     blocks: list[CodeBlock] = []
     i = 0
     while i < len(lines):
