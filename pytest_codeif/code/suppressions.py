@@ -61,7 +61,7 @@ def neutralise(source: str, suppressions: list[Suppression], kinds: frozenset[st
     """`source` with the comments of `kinds` replaced by spaces of the same length."""
     # Lines as tokenize counted them (at "\n" only): `str.splitlines` also splits at
     # "\x1c", "\f", U+2028..., and a comment holding one would blank the wrong line,
-    # leaving the `# noqa` it should neutralise in force.
+    # leaving the suppression comment it should neutralise in force.
     lines = io.StringIO(source).readlines()
     for item in suppressions:
         if item.kind not in kinds:
