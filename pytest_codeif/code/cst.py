@@ -281,16 +281,22 @@ _IS_NODE: dict[type, bool] = dict.fromkeys(_SKIPPED, False)
 
 
 def python_refusal(text: str) -> str | None:
-    """Why Python's parser refuses `text` (None: it parses). Parse only: nothing is
-    compiled or run, and warnings about the code are silenced."""
+    """Why Python's parser refuses `text` as nested too deeply (None: it does not). Only
+    those refusals count: libcst reads newer syntax than the running Python (3.12's
+    `type` statements) and its own errors say the rest. Parse only: nothing is compiled
+    or run, and warnings about the code are silenced."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             ast.parse(text)
     except SyntaxError as exc:
-        return f"line {exc.lineno}: {exc.msg}"
-    except (ValueError, RecursionError, MemoryError) as exc:
-        return f"cannot parse: {exc or 'nested too deeply'}"
+        if "too many nested" in str(exc.msg):
+            return f"line {exc.lineno}: {exc.msg}"
+    except MemoryError:
+        # Python's parser ran out of its own stack ("too complex"): deeper than libcst's.
+        return "nested too deeply to parse"
+    except (ValueError, RecursionError):
+        pass  # recursion in building Python's tree, not in parsing: libcst copes
     return None
 
 
