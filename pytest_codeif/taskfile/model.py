@@ -13,7 +13,7 @@ from typing import Any
 from pytest_codeif.checks.base import Check
 from pytest_codeif.code.scope import EVERYTHING, Scope
 from pytest_codeif.errors import Location
-from pytest_codeif.spec import CallCase, CodeSpec, PytestCase
+from pytest_codeif.spec import Behaviour, CallCase, CodeSpec, PytestCase
 
 
 @dataclass(frozen=True)
@@ -49,10 +49,14 @@ class Task:
     constraints: tuple[ConstraintSpec, ...] = ()
     calls: tuple[CallCase, ...] = ()
     pytest_files: tuple[PytestCase, ...] = ()
+    #: A service, its database, and the cases judged by running the code (requests,
+    #: command lines, Newman collections; the `pytest:` files too when there is a service).
+    behaviour: Behaviour | None = None
 
     @property
     def has_tests(self) -> bool:
-        return bool(self.calls or self.pytest_files)
+        behaves = self.behaviour is not None and bool(self.behaviour.cases)
+        return bool(self.calls or self.pytest_files or behaves)
 
 
 __all__ = ["CallCase", "CodeSpec", "ConstraintSpec", "PytestCase", "Task"]

@@ -21,7 +21,15 @@ from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.registry import CheckRegistry
 from pytest_codeif.code.scope import Scope, ScopePatternError, scope_from
 from pytest_codeif.errors import TaskFileError
-from pytest_codeif.spec import CallCase, CodeSpec, PytestCase, SourceKind
+from pytest_codeif.spec import (
+    Behaviour,
+    BehaviourCase,
+    CallCase,
+    CodeSpec,
+    PytestCase,
+    SourceKind,
+)
+from pytest_codeif.taskfile.behaviour import BEHAVIOUR_KEYS, BehaviourReader, behaviour_of
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
 from pytest_codeif.taskfile.responses import ResponseFiles, responses_of, sources
 from pytest_codeif.taskfile.schema import (
@@ -205,10 +213,20 @@ class _TaskBuilder:
         code = self._code(raw)
         entry = raw.get("entry-point")
         constraints = self._constraints(raw.get("constraints"))
-        calls, pytest_files = self._tests(
-            raw.get("tests"), entry if isinstance(entry, str) else None
+        calls, pytest_files, behaviour = self._tests(
+            raw, raw.get("tests"), entry if isinstance(entry, str) else None
         )
-        if not self.problems and not constraints and not calls and not pytest_files:
+        if behaviour is not None and (behaviour.service or behaviour.database):
+            pytest_files = ()  # they run beside the service (see `behaviour_of`)
+            if not behaviour.cases:
+                started = "service" if behaviour.service else "databases"
+                self.problem(
+                    (started,),
+                    f"`{started}` is started for the task's `tests`, and it has none that "
+                    "run beside it (`request`, `newman`, `run` or `pytest` cases)",
+                )
+        tested = calls or pytest_files or (behaviour is not None and behaviour.cases)
+        if not self.problems and not constraints and not tested:
             self.problem((), "the task has no `constraints` and no `tests`: nothing to check")
         if self.problems or code is None:
             raise TaskProblems(self.problems)
@@ -224,6 +242,7 @@ class _TaskBuilder:
             constraints=constraints,
             calls=calls,
             pytest_files=pytest_files,
+            behaviour=behaviour,
         )
 
     def responses(
@@ -389,13 +408,21 @@ class _TaskBuilder:
         )
 
     def _tests(
-        self, raws: Any, entry: str | None
-    ) -> tuple[tuple[CallCase, ...], tuple[PytestCase, ...]]:
-        if not isinstance(raws, list):
-            return (), ()  # the schema's problem says so
+        self, task: Mapping[str, Any], raws: Any, entry: str | None
+    ) -> tuple[tuple[CallCase, ...], tuple[PytestCase, ...], Behaviour | None]:
+        """The call cases, the `pytest:` files, and the behaviour (service, database and
+        the cases judged by running the code), each case in file order."""
+        reader = BehaviourReader(
+            self.problem,
+            self.at,
+            lambda value, rel: self._existing_path(value, rel, want_dir=False),
+        )
+        service, database = reader.service(task), reader.database(task)
         calls: list[CallCase] = []
         pytest_files: list[PytestCase] = []
-        for i, raw in enumerate(raws):
+        ordered: list[BehaviourCase] = []
+        captured: set[str] = set()
+        for i, raw in enumerate(raws if isinstance(raws, list) else []):
             if not self.valid(_CASE, ("tests", i), raw):
                 continue
             if "pytest" in raw:
@@ -403,11 +430,25 @@ class _TaskBuilder:
                 if path is not None:
                     label = raw.get("name", raw["pytest"])
                     pytest_files.append(PytestCase(label, path, self.at("tests", i)))
+                    ordered.append(pytest_files[-1])
+            elif any(key in raw for key in BEHAVIOUR_KEYS):
+                if service is None and ("request" in raw or "newman" in raw):
+                    kind = "request" if "request" in raw else "newman"
+                    self.problem(
+                        ("tests", i, kind),
+                        f"a `{kind}` case reaches a service: give the task a `service` "
+                        "(`run`, `port`, `ready`)",
+                    )
+                    continue
+                found = reader.case(i, raw, captured)
+                if found is not None:
+                    ordered.append(found)
             else:
                 case = self._call(i, raw, entry)
                 if case is not None:
                     calls.append(case)
-        return tuple(calls), tuple(pytest_files)
+        behaviour = behaviour_of(service, database, ordered)
+        return tuple(calls), tuple(pytest_files), behaviour
 
     def _call(self, i: int, raw: Mapping[str, Any], entry: str | None) -> CallCase | None:
         """Call case `i`, or None after recording its problem."""

@@ -54,16 +54,154 @@ _CALL_COMMON: Final[dict[str, Any]] = {
     },
 }
 
+_COMMAND: Final[dict[str, Any]] = {
+    "oneOf": [
+        {"type": "string", "minLength": 1},
+        {"type": "array", "items": {"type": "string"}, "minItems": 1},
+    ],
+    "x-message": "a command line (run by /bin/sh) or a list of arguments",
+}
+_TEXT_EXPECTATION: Final[dict[str, Any]] = {
+    "oneOf": [
+        {"type": "string"},
+        {
+            "type": "object",
+            "minProperties": 1,
+            "maxProperties": 1,
+            "properties": {
+                "exact": {"type": "string", "description": "The whole text."},
+                "contains": {"type": "string", "description": "Text found in it."},
+                "regex": {
+                    "type": "string",
+                    "description": "A regular expression searched in it (RE2 syntax).",
+                },
+            },
+            "additionalProperties": False,
+        },
+    ],
+    "x-message": "text (the whole output), or one of {exact: ...}, {contains: ...}, {regex: ...}",
+}
+_FILE_EXPECTATION: Final[dict[str, Any]] = {
+    "oneOf": [
+        _TEXT_EXPECTATION,
+        {
+            "type": "object",
+            "required": ["exists"],
+            "properties": {"exists": {"const": False}},
+            "additionalProperties": False,
+        },
+    ],
+    "x-message": (
+        "text (the whole file), one of {exact: ...}, {contains: ...}, {regex: ...}, "
+        "or {exists: false}"
+    ),
+}
+_STRINGS: Final[dict[str, Any]] = {
+    "type": "object",
+    "additionalProperties": {"type": ["string", "number", "boolean"]},
+}
+_CASE_TIMEOUT: Final[dict[str, Any]] = {
+    "type": "number",
+    "exclusiveMinimum": 0,
+    "maximum": 3600,
+    "description": "Seconds this case may take (default: the task's `timeout`).",
+}
+
 _TEST_CASE: Final[dict[str, Any]] = {
     "type": "object",
     "x-message": (
         "a test case is one of: {call: EXPR, expect: VALUE}; "
         "{function: NAME, args: [...], kwargs: {...}, expect: VALUE}; "
-        "{input: {args, kwargs}, expected_output: VALUE}; {pytest: PATH}"
+        "{input: {args, kwargs}, expected_output: VALUE}; {pytest: PATH}; "
+        "{request: {method, path, ...}, expect: {status, json, paths, headers}}; "
+        "{run: COMMAND, stdout: ..., exit: N}; {newman: COLLECTION, variables: {...}}"
     ),
     # `x-branch-keys`: the keys that say which kind of case a mapping means to be, so an
     # error is reported against that kind only (a typo'd key, not a wall of oneOf text).
     "oneOf": [
+        {
+            "x-branch-keys": ["request"],
+            "required": ["request"],
+            "properties": {
+                "name": {"type": "string"},
+                "request": {
+                    "type": "object",
+                    "required": ["path"],
+                    "properties": {
+                        "method": {
+                            "enum": ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"],
+                            "description": "The HTTP method (default GET).",
+                        },
+                        "path": {
+                            "type": "string",
+                            "pattern": "^/",
+                            "x-message": "a path on the service, starting with `/`",
+                            "description": "The path on the service; `${name}` is replaced.",
+                        },
+                        "headers": _STRINGS,
+                        "json": {"description": "A JSON body (sets Content-Type)."},
+                        "body": {"type": "string", "description": "A text body."},
+                    },
+                    "not": {"required": ["json", "body"]},
+                    "additionalProperties": False,
+                },
+                "expect": {
+                    "type": "object",
+                    "properties": {
+                        "status": {"type": "integer", "minimum": 100, "maximum": 599},
+                        "json": {"description": "A subset the response's JSON must contain."},
+                        "paths": {
+                            "type": "object",
+                            "description": (
+                                "Path (`user.token`, `articles[0].slug`) -> the value there, "
+                                "or {type: ...}, {exists: false}, {length: N}."
+                            ),
+                        },
+                        "headers": _STRINGS,
+                    },
+                    "additionalProperties": False,
+                },
+                "capture": {
+                    "type": "object",
+                    "additionalProperties": {"type": "string", "minLength": 1},
+                    "description": "name -> path in the response's JSON, used later as `${name}`.",
+                },
+                "timeout": _CASE_TIMEOUT,
+            },
+            "additionalProperties": False,
+        },
+        {
+            "x-branch-keys": ["run"],
+            "required": ["run"],
+            "properties": {
+                "name": {"type": "string"},
+                "run": {**_COMMAND, "description": "The program to run, from a copy of the code."},
+                "stdin": {"type": "string"},
+                "stdout": _TEXT_EXPECTATION,
+                "stderr": _TEXT_EXPECTATION,
+                "exit": {"type": "integer", "minimum": 0, "maximum": 255},
+                "files": {"type": "object", "additionalProperties": _FILE_EXPECTATION},
+                "timeout": _CASE_TIMEOUT,
+            },
+            "additionalProperties": False,
+        },
+        {
+            "x-branch-keys": ["newman"],
+            "required": ["newman"],
+            "properties": {
+                "newman": {
+                    "type": "string",
+                    "description": "A Postman collection (JSON), relative to the task file.",
+                },
+                "name": {"type": "string"},
+                "variables": {
+                    **_STRINGS,
+                    "description": "Variables for the run (`${CODEIF_SERVICE_URL}` replaced).",
+                },
+                "timeout": _CASE_TIMEOUT,
+            },
+            "additionalProperties": False,
+        },
         {
             "x-branch-keys": ["pytest"],
             "required": ["pytest"],
@@ -249,6 +387,56 @@ def task_schema(
                 "description": "Module that call tests import (default: the only module).",
             },
             "timeout": {"type": "number", "exclusiveMinimum": 0, "maximum": 3600},
+            "service": {
+                "type": "object",
+                "required": ["run", "port"],
+                "description": "Start the code as a service that the tests reach over HTTP.",
+                "properties": {
+                    "run": {**_COMMAND, "description": "The command starting it (`./run.sh`)."},
+                    "port": {"type": "integer", "minimum": 1, "maximum": 65535},
+                    "ready": {
+                        "type": "string",
+                        "pattern": "^(/|tcp$)",
+                        "x-message": "an HTTP path starting with `/`, or `tcp`",
+                        "description": (
+                            "A path answered below status 500 once it is ready (default "
+                            "`/`), or `tcp`: a connection is accepted."
+                        ),
+                    },
+                    "timeout": {
+                        "type": "number",
+                        "exclusiveMinimum": 0,
+                        "maximum": 3600,
+                        "description": "Seconds it may take to become ready (default 60).",
+                    },
+                    "env": _STRINGS,
+                },
+                "additionalProperties": False,
+            },
+            "databases": {
+                "type": "array",
+                "items": {"enum": ["postgres", "sqlite"]},
+                "maxItems": 1,
+                "description": (
+                    "A database started for the task (`postgres`); `sqlite` starts none."
+                ),
+            },
+            "database": {
+                "type": "object",
+                "description": "The PostgreSQL database's name and credentials.",
+                "properties": {
+                    "name": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"},
+                    "user": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,62}$"},
+                    "password": {
+                        "type": "string",
+                        "pattern": "^[A-Za-z0-9_.~-]{1,64}$",
+                        "x-message": (
+                            "1 to 64 letters, digits, `_`, `.`, `~` or `-` (safe in a URL)"
+                        ),
+                    },
+                },
+                "additionalProperties": False,
+            },
             "metadata": {"type": "object", "description": "Copied as-is into the JSON report."},
             "constraints": {"type": "array", "items": constraint},
             "tests": {"type": "array", "items": case},
