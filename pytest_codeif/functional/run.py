@@ -37,6 +37,7 @@ from pytest_codeif.sandbox.fork_server import ForkServers
 from pytest_codeif.sandbox.isolation import Isolation
 from pytest_codeif.sandbox.process import Limits, RunResult, run_python
 from pytest_codeif.spec import CallCase, PytestCase
+from pytest_codeif.text import head_tail
 
 HARNESS: Final = Path(__file__).with_name("harness.py")
 #: The harness of a `pytest:` file (it loads the child pytest's reporting plugin).
@@ -193,7 +194,7 @@ def _ended(run: RunResult, timeout: float) -> tuple[CaseStatus, str]:
         return "error", f"timed out after {timeout:g} s before this case reported a result"
     return "error", (
         f"the process ended (exit code {run.returncode}) before this case reported a result"
-        + (f"; stderr: {run.stderr.strip()[-300:]}" if run.stderr.strip() else "")
+        + (f"; stderr: {head_tail(run.stderr.strip(), 300)}" if run.stderr.strip() else "")
     )
 
 
@@ -399,7 +400,7 @@ def _pytest_results(job: FunctionalJob, case: PytestCase, run: RunResult) -> lis
         elif outcome == "passed":
             results.append(CaseResult(label, "passed", "", line))
         else:
-            message = f"{outcome}: {str(record.get('message', ''))[-500:]}"
+            message = f"{outcome}: {head_tail(str(record.get('message', '')), 500)}"
             results.append(CaseResult(label, "failed", message, line))
     for name in expected_test_names(case.path):
         if name in reported:
