@@ -25,6 +25,7 @@ ErrorKind = Literal[
     "no-observations",
     "missing-module",
     "protocol",
+    "missing-tool",
 ]
 
 CaseStatus = Literal["passed", "failed", "error"]

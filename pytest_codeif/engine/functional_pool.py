@@ -141,7 +141,13 @@ class FunctionalPool:
         except Undecidable as exc:
             return FunctionalOutcome(Verdict("error", error_kind=exc.kind, error=exc.message), ())
         job = FunctionalJob(
-            unit, task.calls, task.pytest_files, task.timeout, task.module, self.display(task.path)
+            unit,
+            task.calls,
+            task.pytest_files,
+            task.timeout,
+            task.module,
+            self.display(task.path),
+            behaviour=task.behaviour,
         )
         key = self.cache.key(unit, describe(job, self.settings.isolation.name))
         cached = self.cache.get_with_extra(key)

@@ -9,6 +9,7 @@ This module knows nothing of the engine: it gets a job and the settings to run i
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import hashlib
 import importlib.util
 import json
@@ -18,12 +19,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-import libcst as cst
-
 from pytest_codeif.code.unit import CodeUnit
+from pytest_codeif.functional import pytest_file
+from pytest_codeif.functional.behaviour import (
+    MISSING_TOOL,
+    describe_behaviour,
+    run_behaviour,
+)
 from pytest_codeif.functional.channel import protocol_error, read_records
 from pytest_codeif.functional.folders import run_paths, unit_files
 from pytest_codeif.functional.plain import Malformed, Unsupported, decode, plain_equal, show
+from pytest_codeif.functional.pytest_file import ended, pytest_results
 from pytest_codeif.outcome import (
     CaseResult,
     CaseStatus,
@@ -36,8 +42,7 @@ from pytest_codeif.sandbox.code_folder import write_folder
 from pytest_codeif.sandbox.fork_server import ForkServers
 from pytest_codeif.sandbox.isolation import Isolation
 from pytest_codeif.sandbox.process import Limits, RunResult, run_python
-from pytest_codeif.spec import CallCase, PytestCase
-from pytest_codeif.text import head_tail
+from pytest_codeif.spec import Behaviour, CallCase, PytestCase
 
 HARNESS: Final = Path(__file__).with_name("harness.py")
 #: The harness of a `pytest:` file (it loads the child pytest's reporting plugin).
@@ -46,7 +51,7 @@ PYTEST_HARNESS: Final = Path(__file__).with_name("pytest_harness.py")
 #: How a case that could not run for want of an installed module starts its message.
 MISSING_MODULE: Final = "missing module"
 #: How a case whose run broke the harness's protocol starts its message.
-PROTOCOL: Final = "protocol"
+PROTOCOL: Final = pytest_file.PROTOCOL
 _MODULE_NAME: Final = re.compile(r"[A-Za-z_]\w{0,99}(?:\.[A-Za-z_]\w{0,99}){0,9}")
 
 
@@ -75,6 +80,8 @@ class FunctionalJob:
     shown: str
     #: The run folder's name under the unit's (a probe runs beside the task's own calls).
     folder: str = "calls"
+    #: The service, database and cases judged by running the code (see `behaviour.py`).
+    behaviour: Behaviour | None = None
 
 
 def _sandboxed(
@@ -125,13 +132,16 @@ def describe(job: FunctionalJob, sandbox: str) -> dict[str, Any]:
         for case in job.pytest_files
         if case.path.is_file()
     ]
-    return {
+    described: dict[str, Any] = {
         "tests": calls,
         "pytest": files,
         "timeout": job.timeout,
         "module": job.module,
         "sandbox": sandbox,
     }
+    if job.behaviour is not None:
+        described["behaviour"] = describe_behaviour(job.behaviour)
+    return described
 
 
 def execute(job: FunctionalJob, settings: RunSettings) -> FunctionalOutcome:
@@ -143,10 +153,26 @@ def execute(job: FunctionalJob, settings: RunSettings) -> FunctionalOutcome:
             cases.extend(_run_calls(job, settings))
         for index, case in enumerate(job.pytest_files):
             cases.extend(_run_pytest_file(job, settings, case, index))
+        log = None
+        if job.behaviour is not None:
+            behaved = run_behaviour(
+                job.behaviour,
+                job.unit,
+                workdir=settings.workdir,
+                isolation=settings.isolation,
+                timeout=job.timeout,
+            )
+            cases.extend(behaved.cases)
+            log = behaved.service_log
     except OSError as exc:  # the host, not the code: no space, no process slots...
         message = f"cannot run the tests: {type(exc).__name__}: {exc}"
         return FunctionalOutcome(Verdict("error", error_kind="crash", error=message), ())
-    return FunctionalOutcome(_verdict(job, cases), tuple(cases))
+    verdict = _verdict(job, cases)
+    if log is not None and verdict.status != "satisfied":
+        # The service's own words about what went wrong (its traceback), once.
+        shown = Evidence(job.shown, None, "service-log", f"service log:\n{log}")
+        verdict = dataclasses.replace(verdict, evidence=(*verdict.evidence, shown))
+    return FunctionalOutcome(verdict, tuple(cases))
 
 
 def not_installed(name: object, unit: CodeUnit) -> str | None:
@@ -178,6 +204,8 @@ def _verdict(job: FunctionalJob, cases: list[CaseResult]) -> Verdict:
         kind: ErrorKind = (
             "protocol"
             if any(c.message.startswith(PROTOCOL + ":") for c in errors)
+            else "missing-tool"
+            if any(c.message.startswith(MISSING_TOOL + ":") for c in errors)
             else "missing-module"
             if any(c.message.startswith(MISSING_MODULE) for c in errors)
             else "timeout"
@@ -186,16 +214,6 @@ def _verdict(job: FunctionalJob, cases: list[CaseResult]) -> Verdict:
         )
         return Verdict("error", error_kind=kind, error=f"{errors[0].label}: {errors[0].message}")
     return Verdict("satisfied")
-
-
-def _ended(run: RunResult, timeout: float) -> tuple[CaseStatus, str]:
-    """Why a case has no result: how the process ended."""
-    if run.timed_out:
-        return "error", f"timed out after {timeout:g} s before this case reported a result"
-    return "error", (
-        f"the process ended (exit code {run.returncode}) before this case reported a result"
-        + (f"; stderr: {head_tail(run.stderr.strip(), 300)}" if run.stderr.strip() else "")
-    )
 
 
 def _run_calls(job: FunctionalJob, settings: RunSettings) -> list[CaseResult]:
@@ -251,7 +269,7 @@ def _run_calls(job: FunctionalJob, settings: RunSettings) -> list[CaseResult]:
     for index, case in enumerate(job.calls):
         found = by_case.get(index)
         if found is None:
-            status, message = _ended(run, job.timeout)
+            status, message = ended(run, job.timeout)
             results.append(CaseResult(case.label, status, message, case.location.line))
             continue
         status, message = _judge(case, found)
@@ -324,26 +342,6 @@ def _judge(case: CallCase, record: dict[str, Any]) -> tuple[CaseStatus, str]:
     return "failed", f"expected {show(case.expect)}, got {show(actual)}"
 
 
-def expected_test_names(path: Path) -> list[str]:
-    """Test functions a pytest file defines (`test_x`, `TestC::test_y`), found by parsing
-    it, never importing it: each must report a result."""
-    try:
-        tree = cst.parse_module(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, cst.ParserSyntaxError):
-        return []
-    names: list[str] = []
-    for stmt in tree.body:
-        if isinstance(stmt, cst.FunctionDef) and stmt.name.value.startswith("test"):
-            names.append(stmt.name.value)
-        elif isinstance(stmt, cst.ClassDef) and stmt.name.value.startswith("Test"):
-            names.extend(
-                f"{stmt.name.value}::{item.name.value}"
-                for item in stmt.body.body
-                if isinstance(item, cst.FunctionDef) and item.name.value.startswith("test")
-            )
-    return names
-
-
 def _run_pytest_file(
     job: FunctionalJob, settings: RunSettings, case: PytestCase, index: int
 ) -> list[CaseResult]:
@@ -372,48 +370,4 @@ def _run_pytest_file(
         env=no_plugins,
         stdin=request,
     )
-    return _pytest_results(job, case, run)
-
-
-def _pytest_results(job: FunctionalJob, case: PytestCase, run: RunResult) -> list[CaseResult]:
-    """One result per test the child pytest reported, and one for each test the file
-    defines that reported nothing."""
-    records = read_records(run.channel)
-    line = case.location.line
-    broken = protocol_error(records)
-    if broken is not None:
-        return [CaseResult(case.label, "error", f"{PROTOCOL}: {broken}", line)]
-    results: list[CaseResult] = []
-    reported: set[str] = set()
-    collect_errors = [r for r in records if r.get("outcome") == "collect-error"]
-    for record in records:
-        if record in collect_errors:
-            continue
-        nodeid = str(record.get("nodeid", ""))
-        name = nodeid.split("::", 1)[1] if "::" in nodeid else nodeid
-        reported.add(name.split("[", 1)[0])
-        outcome = record.get("outcome")
-        label = f"{case.label}::{name}"
-        if outcome == "passed" and run.timed_out:
-            message = f"timed out after {job.timeout:g} s (after this test passed)"
-            results.append(CaseResult(label, "error", message, line))
-        elif outcome == "passed":
-            results.append(CaseResult(label, "passed", "", line))
-        else:
-            message = f"{outcome}: {head_tail(str(record.get('message', '')), 500)}"
-            results.append(CaseResult(label, "failed", message, line))
-    for name in expected_test_names(case.path):
-        if name in reported:
-            continue
-        if collect_errors:
-            status: CaseStatus = "failed"
-            message = f"collecting the test file failed: {collect_errors[0].get('message', '')}"
-        elif run.timed_out or not records:
-            status, message = _ended(run, job.timeout)
-        else:
-            status, message = "failed", "the test did not report a result (deleted or renamed)"
-        results.append(CaseResult(f"{case.label}::{name}", status, message, line))
-    if not results:
-        status, message = _ended(run, job.timeout)
-        results.append(CaseResult(case.label, status, message, line))
-    return results
+    return pytest_results(case, run, job.timeout)

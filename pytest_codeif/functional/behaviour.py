@@ -1,0 +1,436 @@
+"""Run a task's behaviour (its service, database and the cases judged by running the
+code) in one sandboxed stage, and judge what the stage observed.
+
+The stage (`sandbox/stage.py` on the host, `functional/stage_harness.py` inside) holds
+the result channel and reports raw observations only: the status, headers and body of a
+response, how a program ended and what it printed and wrote, the assertions Newman
+counted. Every comparison with what the task expects is made here, in the trusted
+process, on that data as hostile text.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from pytest_codeif.code.unit import CodeUnit
+from pytest_codeif.functional.channel import protocol_error, read_records
+from pytest_codeif.functional.folders import run_paths, unit_files
+from pytest_codeif.functional.json_expect import NotJson, parse_json, path_problem, subset_problem
+from pytest_codeif.functional.plain import show
+from pytest_codeif.functional.pytest_file import pytest_results
+from pytest_codeif.functional.text_expect import text_problem
+from pytest_codeif.outcome import CaseResult
+from pytest_codeif.sandbox.isolation import Isolation
+from pytest_codeif.sandbox.process import Limits, RunResult
+from pytest_codeif.spec import (
+    Behaviour,
+    BehaviourCase,
+    CliCase,
+    HttpCase,
+    NewmanCase,
+    PytestCase,
+)
+from pytest_codeif.text import head_tail
+
+#: How a case that could not run for want of a tool on this machine starts its message.
+MISSING_TOOL: Final = "missing tool"
+#: Seconds the stage may take beyond its cases' own (copying, starting, stopping).
+STAGE_MARGIN: Final = 15.0
+#: Seconds a database may take to start.
+DATABASE_TIMEOUT: Final = 30.0
+#: Characters of a service's log shown in evidence (its head and its tail).
+LOG_SHOWN: Final = 4000
+
+
+@dataclass(frozen=True)
+class BehaviourRun:
+    """The cases' results, and the service's log when the service was started (shown
+    in evidence when a case did not pass)."""
+
+    cases: list[CaseResult]
+    service_log: str | None = None
+
+
+def stage_timeout(behaviour: Behaviour, default: float) -> float:
+    """Seconds the whole stage may take: the service's start, the database's, and every
+    case's own timeout."""
+    total = STAGE_MARGIN
+    if behaviour.service is not None:
+        total += behaviour.service.timeout
+    if behaviour.database is not None:
+        total += DATABASE_TIMEOUT
+    for case in behaviour.cases:
+        total += _case_timeout(case, default)
+    return total
+
+
+def _case_timeout(case: object, default: float) -> float:
+    if isinstance(case, NewmanCase):
+        return case.timeout
+    given = getattr(case, "timeout", None)
+    return float(given) if given is not None else default
+
+
+def _errors(behaviour: Behaviour, message: str) -> list[CaseResult]:
+    """Every case as an error saying `message` (nothing ran)."""
+    return [CaseResult(c.label, "error", message, c.location.line) for c in behaviour.cases]
+
+
+def describe_behaviour(behaviour: Behaviour) -> list[Any]:
+    """Everything of the behaviour that decides its verdict, for cache keys (a Newman
+    collection and a pytest file by their bytes)."""
+
+    def bytes_of(path: Path) -> str:
+        import hashlib  # noqa: PLC0415 - only with a behaviour
+
+        try:
+            return hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            return "unreadable"
+
+    cases: list[Any] = []
+    for case in behaviour.cases:
+        if isinstance(case, NewmanCase | PytestCase):
+            path = case.collection if isinstance(case, NewmanCase) else case.path
+            cases.append([repr(case), bytes_of(path)])
+        else:
+            cases.append(repr(case))
+    return [repr(behaviour.service), repr(behaviour.database), cases]
+
+
+def run_behaviour(
+    behaviour: Behaviour,
+    unit: CodeUnit,
+    *,
+    workdir: Path,
+    isolation: Isolation,
+    timeout: float,
+    folder: str = "stage",
+) -> BehaviourRun:
+    """Run the behaviour of `unit` in its stage and judge each case; `timeout` is the
+    task's, the default of each case."""
+    # TEMPORARY lazy import until sandbox/stage.py lands (being written beside this).
+    from pytest_codeif.sandbox.stage import run_stage  # noqa: PLC0415
+    from pytest_codeif.sandbox.stage_tools import find_postgres  # noqa: PLC0415
+
+    if isolation.name != "bubblewrap" and (behaviour.service or behaviour.database):
+        message = (
+            "a service or database needs the bubblewrap sandbox (its own network "
+            f"namespace), and this run uses {isolation.name}: {isolation.reason}"
+        )
+        return BehaviourRun(_errors(behaviour, f"{MISSING_TOOL}: {message}"))
+    plan: dict[str, Any] = {"env": {}, "database": None, "service": None, "steps": []}
+    binds: list[Path] = []
+    files = unit_files(unit)
+    env: dict[str, str] = {}
+    if behaviour.database is not None:
+        tools = find_postgres()
+        if tools.bindir is None:
+            return BehaviourRun(_errors(behaviour, f"{MISSING_TOOL}: {tools.missing}"))
+        db = behaviour.database
+        plan["database"] = {
+            "kind": "postgres",
+            "bindir": str(tools.bindir),
+            "user": db.user,
+            "password": db.password,
+            "name": db.name,
+            "port": db.port,
+            "timeout": DATABASE_TIMEOUT,
+        }
+        if db.url is not None:
+            env["DATABASE_URL"] = db.url
+    service = behaviour.service
+    if service is not None:
+        env["CODEIF_SERVICE_URL"] = service.url
+        plan["service"] = {
+            "argv": list(service.argv),
+            "port": service.port,
+            "ready": service.ready,
+            "timeout": service.timeout,
+            "env": dict(service.env),
+        }
+    plan["env"] = env
+    code, io = run_paths(workdir, unit, folder)
+    for index, case in enumerate(behaviour.cases):
+        step = _step(case, index, code, files, timeout)
+        if isinstance(step, str):
+            return BehaviourRun(_errors(behaviour, step))
+        if isinstance(case, NewmanCase):
+            binds.append(case.collection)
+            binds.append(Path(step["package"]))
+        plan["steps"].append(step)
+    limits = Limits(timeout=stage_timeout(behaviour, timeout))
+    run = run_stage(plan, files, code, io, limits, isolation, binds=tuple(dict.fromkeys(binds)))
+    return judge(behaviour, run, timeout)
+
+
+def _step(
+    case: object, index: int, code: Path, files: dict[str, bytes], timeout: float
+) -> dict[str, Any] | str:
+    """The stage's step for `case` (files it needs are added to `files`), or why it
+    cannot run here."""
+    own = _case_timeout(case, timeout)
+    if isinstance(case, HttpCase):
+        step: dict[str, Any] = {
+            "kind": "http",
+            "method": case.method,
+            "path": case.path,
+            "headers": dict(case.headers),
+            "capture": dict(case.capture),
+            "timeout": own,
+        }
+        if case.has_json:
+            step["json"] = case.json
+        if case.body is not None:
+            step["body"] = case.body
+        return step
+    if isinstance(case, CliCase):
+        return {
+            "kind": "cli",
+            "argv": list(case.argv),
+            "stdin": case.stdin,
+            "files": [name for name, _ in case.files],
+            "timeout": own,
+        }
+    if isinstance(case, NewmanCase):
+        from pytest_codeif.sandbox.stage_tools import find_newman  # noqa: PLC0415
+
+        newman = find_newman()
+        if newman.script is None or newman.node is None or newman.package is None:
+            return f"{MISSING_TOOL}: {newman.missing}"
+        return {
+            "kind": "newman",
+            "node": str(newman.node),
+            "script": str(newman.script),
+            "package": str(newman.package),
+            "collection": str(case.collection),
+            "variables": dict(case.variables),
+            "timeout": own,
+        }
+    if not isinstance(case, PytestCase):
+        raise TypeError(f"not a behaviour case: {case!r}")
+    test_name = f"test_codeif_{index}_{case.path.name}"
+    if not test_name.endswith(".py"):
+        test_name += ".py"
+    files[test_name] = case.path.read_bytes()
+    ini = ".codeif-pytest.ini"
+    files[ini] = b"[pytest]\n"
+    args = ["-q", "-p", "no:cacheprovider", "--noconftest", "-c", str(code / ini)]
+    args += ["--rootdir", str(code), str(code / test_name)]
+    return {
+        "kind": "pytest",
+        "args": args,
+        "env": {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        "timeout": own,
+    }
+
+
+def judge(behaviour: Behaviour, run: RunResult, timeout: float) -> BehaviourRun:
+    """Each case's result from the stage's observations."""
+    records = read_records(run.channel)
+    broken = protocol_error(records)
+    if broken is not None:
+        return BehaviourRun(_errors(behaviour, f"protocol: {broken}"))
+    steps: dict[int, dict[str, Any]] = {}
+    for record in records:
+        index = record.get("step")
+        if type(index) is int and 0 <= index < len(behaviour.cases):
+            steps.setdefault(index, record)
+    database = _first(records, "database")
+    service = _first(records, "service")
+    service_end = _first(records, "service_end")
+    problem = _start_problem(behaviour, database, service)
+    results: list[CaseResult] = []
+    for index, case in enumerate(behaviour.cases):
+        record = steps.get(index)
+        if record is None:
+            results.append(_unreported(case, run, problem))
+            continue
+        if database is not None and not database.get("ready"):
+            message = f"the database did not start: {_log(database)}"
+            results.append(CaseResult(case.label, "error", message, case.location.line))
+            continue
+        judged = _judge_case(case, record, run, timeout)
+        if problem and any(r.status != "passed" for r in judged):
+            judged = [r if r.status == "passed" else _with_note(r, problem) for r in judged]
+        results.extend(judged)
+    log = None
+    if service is not None or service_end is not None:
+        log = _log(service_end if service_end is not None else service)
+    return BehaviourRun(results, log)
+
+
+def _first(records: Sequence[dict[str, Any]], key: str) -> dict[str, Any] | None:
+    for record in records:
+        value = record.get(key)
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def _log(record: Mapping[str, Any] | None) -> str:
+    text = str(record.get("log", "")) if record is not None else ""
+    return head_tail(text, LOG_SHOWN) if text else "(nothing logged)"
+
+
+def _start_problem(
+    behaviour: Behaviour, database: dict[str, Any] | None, service: dict[str, Any] | None
+) -> str:
+    """Why the service was not there for the cases ('' when it was)."""
+    spec = behaviour.service
+    if spec is None:
+        return ""
+    if service is None:
+        return "the service was never started"
+    if service.get("ready"):
+        return ""
+    exited = service.get("exited")
+    if type(exited) is int:
+        return f"the service exited with status {exited} before it was ready"
+    return f"the service was not ready ({spec.ready}) within {spec.timeout:g} s"
+
+
+def _with_note(result: CaseResult, note: str) -> CaseResult:
+    message = f"{result.message} ({note})" if result.message else note
+    return CaseResult(result.label, result.status, message, result.line)
+
+
+def _unreported(case: BehaviourCase, run: RunResult, problem: str) -> CaseResult:
+    label, line = case.label, case.location.line
+    if run.timed_out:
+        message = "the stage timed out before this case reported a result"
+    else:
+        message = (
+            f"the stage ended (exit code {run.returncode}) before this case reported a result"
+            + (f"; stderr: {head_tail(run.stderr.strip(), 600)}" if run.stderr.strip() else "")
+        )
+    if problem:
+        message += f" ({problem})"
+    return CaseResult(str(label), "error", message, line)
+
+
+def _judge_case(
+    case: object, record: dict[str, Any], run: RunResult, timeout: float
+) -> list[CaseResult]:
+    if isinstance(case, HttpCase):
+        return [_judge_http(case, record)]
+    if isinstance(case, CliCase):
+        return [_judge_cli(case, record, timeout)]
+    if isinstance(case, NewmanCase):
+        return _judge_newman(case, record)
+    if not isinstance(case, PytestCase):
+        raise TypeError(f"not a behaviour case: {case!r}")
+    return _judge_pytest(case, record, timeout)
+
+
+def _judge_http(case: HttpCase, record: dict[str, Any]) -> CaseResult:
+    line = case.location.line
+
+    def failed(message: str) -> CaseResult:
+        return CaseResult(case.label, "failed", message, line)
+
+    if "error" in record or type(record.get("status")) is not int:
+        error = str(record.get("error", "no response"))[:500]
+        if error.startswith("unknown variable"):
+            return failed(f"{error} (the request that captures it failed)")
+        return failed(f"no response: {error}")
+    status: int = record["status"]
+    if case.status is not None and status != case.status:
+        body = head_tail(str(record.get("body", "")), 600)
+        return failed(f"expected status {case.status}, got {status}; body: {show(body, 700)}")
+    headers = record.get("headers")
+    pairs = [(str(k).lower(), str(v)) for k, v in headers] if isinstance(headers, list) else []
+    for name, wanted in case.expect_headers:
+        got = [v for k, v in pairs if k == name.lower()]
+        if not any(wanted in v for v in got):
+            return failed(f"header {name}: expected {show(wanted)}, got {show(got)}")
+    if case.has_json_subset or case.paths:
+        try:
+            document = parse_json(str(record.get("body", "")))
+        except NotJson as exc:
+            return failed(str(exc))
+        problem = subset_problem(document, case.json_subset) if case.has_json_subset else None
+        for path, wanted in case.paths:
+            problem = problem or path_problem(document, path, wanted)
+        if problem is not None:
+            return failed(problem)
+    return CaseResult(case.label, "passed", f"status {status}", line)
+
+
+def _judge_cli(case: CliCase, record: dict[str, Any], timeout: float) -> CaseResult:
+    line = case.location.line
+    limit = case.timeout if case.timeout is not None else timeout
+    if record.get("timed_out") or "exit" not in record:
+        return CaseResult(case.label, "error", f"timed out after {limit:g} s", line)
+    exit_code = record.get("exit")
+    problems: list[str] = []
+    if exit_code != case.exit:
+        stderr = head_tail(str(record.get("stderr", "")), 600)
+        said = f"; stderr: {show(stderr, 700)}" if stderr else ""
+        problems.append(f"exit status: expected {case.exit}, got {show(exit_code)}{said}")
+    for stream in ("stdout", "stderr"):
+        expected = getattr(case, stream)
+        if expected is not None:
+            found = text_problem(stream, str(record.get(stream, "")), expected)
+            if found is not None:
+                problems.append(found)
+    written = record.get("files")
+    written = written if isinstance(written, dict) else {}
+    for name, expected in case.files:
+        content = written.get(name)
+        found = text_problem(
+            f"file {name}", content if isinstance(content, str) else None, expected
+        )
+        if found is not None:
+            problems.append(found)
+    if problems:
+        return CaseResult(case.label, "failed", "; ".join(problems), line)
+    return CaseResult(case.label, "passed", "", line)
+
+
+def _judge_newman(case: NewmanCase, record: dict[str, Any]) -> list[CaseResult]:
+    """One case per assertion Newman reported, labelled `name > request > test`."""
+    line = case.location.line
+    executions = record.get("executions")
+    results: list[CaseResult] = []
+    for execution in executions if isinstance(executions, list) else []:
+        if not isinstance(execution, dict):
+            continue
+        request = str(execution.get("request", "?"))[:200]
+        assertions = execution.get("assertions")
+        for assertion in assertions if isinstance(assertions, list) else []:
+            if not isinstance(assertion, dict):
+                continue
+            name = str(assertion.get("name", "?"))[:200]
+            label = f"{case.label} > {request} > {name}"
+            error = assertion.get("error")
+            if error is None:
+                results.append(CaseResult(label, "passed", "", line))
+            else:
+                results.append(CaseResult(label, "failed", str(error)[:500], line))
+    if not results:
+        stderr = head_tail(str(record.get("stderr", "")), 1000)
+        how = "timed out" if record.get("timed_out") else f"exited with {record.get('exit')}"
+        message = f"Newman reported no assertion ({how}); stderr: {show(stderr, 1100)}"
+        return [CaseResult(case.label, "error", message, line)]
+    return results
+
+
+def _judge_pytest(case: PytestCase, record: dict[str, Any], timeout: float) -> list[CaseResult]:
+    """The child pytest's records, judged as a `pytest:` file's are (see `run.py`)."""
+    inner = record.get("records")
+    lines = [json.dumps(r) for r in inner if isinstance(r, dict)] if isinstance(inner, list) else []
+    exit_code = record.get("exit")
+    run = RunResult(
+        exit_code if type(exit_code) is int else None,
+        bool(record.get("timed_out")),
+        "",
+        str(record.get("stderr", ""))[:2000],
+        "\n".join(lines),
+    )
+    limit = case.timeout if hasattr(case, "timeout") else timeout
+    return pytest_results(case, run, float(limit or timeout))
