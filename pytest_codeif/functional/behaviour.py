@@ -131,6 +131,7 @@ def run_behaviour(
         tools = find_postgres()
         if tools.bindir is None:
             return BehaviourRun(_errors(behaviour, f"{MISSING_TOOL}: {tools.missing}"))
+        binds.extend(tools.binds)
         db = behaviour.database
         plan["database"] = {
             "kind": "postgres",
@@ -156,12 +157,9 @@ def run_behaviour(
     plan["env"] = env
     code, io = run_paths(workdir, unit, folder)
     for index, case in enumerate(behaviour.cases):
-        step = _step(case, index, code, files, timeout)
+        step = _step(case, index, code, files=files, timeout=timeout, binds=binds)
         if isinstance(step, str):
             return BehaviourRun(_errors(behaviour, step))
-        if isinstance(case, NewmanCase):
-            binds.append(case.collection)
-            binds.append(Path(step["package"]))
         plan["steps"].append(step)
     limits = Limits(timeout=stage_timeout(behaviour, timeout))
     run = run_stage(plan, files, code, io, limits, isolation, binds=tuple(dict.fromkeys(binds)))
@@ -169,10 +167,16 @@ def run_behaviour(
 
 
 def _step(
-    case: object, index: int, code: Path, files: dict[str, bytes], timeout: float
+    case: object,
+    index: int,
+    code: Path,
+    *,
+    files: dict[str, bytes],
+    timeout: float,
+    binds: list[Path],
 ) -> dict[str, Any] | str:
-    """The stage's step for `case` (files it needs are added to `files`), or why it
-    cannot run here."""
+    """The stage's step for `case`, or why it cannot run here. Files it needs in the
+    code folder are added to `files`, folders to bind read-only to `binds`."""
     own = _case_timeout(case, timeout)
     if isinstance(case, HttpCase):
         step: dict[str, Any] = {
@@ -202,6 +206,7 @@ def _step(
         newman = find_newman()
         if newman.script is None or newman.node is None or newman.package is None:
             return f"{MISSING_TOOL}: {newman.missing}"
+        binds.extend([*newman.binds, case.collection])
         return {
             "kind": "newman",
             "node": str(newman.node),
