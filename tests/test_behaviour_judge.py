@@ -1,0 +1,240 @@
+"""Judging a stage's observations on the host: every comparison a behaviour case makes
+(status, JSON subset, paths, headers, a program's exit, output and files, Newman's
+assertions) and every way a case can go unreported. The observations are hand-written
+records, as the stage would write them (including hostile ones)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_codeif.errors import Location
+from pytest_codeif.functional.behaviour import judge, stage_timeout
+from pytest_codeif.functional.json_expect import NotJson, at_path, json_equal, parse_json
+from pytest_codeif.functional.text_expect import text_problem
+from pytest_codeif.sandbox.process import RunResult
+from pytest_codeif.spec import (
+    Behaviour,
+    CliCase,
+    HttpCase,
+    NewmanCase,
+    ServiceSpec,
+    TextExpectation,
+)
+
+HERE = Location(Path("t.codeif.yaml"), 7, ())
+SERVICE = ServiceSpec(("./run.sh",), 8080, "/health", 5.0, (), HERE)
+
+
+READY = {"service": {"ready": True, "log": ""}}
+
+
+def _run(*records: dict[str, Any], timed_out: bool = False, code: int | None = 0) -> RunResult:
+    channel = "\n".join(json.dumps(r) for r in records)
+    return RunResult(code, timed_out, "", "", channel)
+
+
+def _statuses(behaviour: Behaviour, run: RunResult) -> list[tuple[str, str]]:
+    return [(c.status, c.message) for c in judge(behaviour, run, 10.0).cases]
+
+
+def _http(**given: Any) -> HttpCase:
+    return HttpCase("req", HERE, method="GET", path="/x", **given)
+
+
+def test_http_status_and_json_subset() -> None:
+    case = _http(status=201, json_subset={"user": {"name": "al"}}, has_json_subset=True)
+    behaviour = Behaviour(SERVICE, None, (case,))
+    ready = {"service": {"ready": True, "log": ""}}
+    good = {"step": 0, "status": 201, "headers": [], "body": '{"user": {"name": "al", "id": 3}}'}
+    assert _statuses(behaviour, _run(ready, good, {"done": True})) == [("passed", "status 201")]
+    wrong = {**good, "status": 200}
+    [(status, message)] = _statuses(behaviour, _run(ready, wrong, {"done": True}))
+    assert status == "failed"
+    assert "expected status 201, got 200" in message
+    other = {**good, "body": '{"user": {"name": "bo"}}'}
+    [(status, message)] = _statuses(behaviour, _run(ready, other, {"done": True}))
+    assert (status, message) == ("failed", "user.name: expected 'al', got 'bo'")
+
+
+def test_http_paths_types_headers() -> None:
+    case = _http(
+        paths=(("user.token", {"type": "string"}), ("items[1]", 2), ("gone", {"exists": False})),
+        expect_headers=(("content-type", "application/json"),),
+    )
+    behaviour = Behaviour(SERVICE, None, (case,))
+    body = json.dumps({"user": {"token": "t"}, "items": [1, 2]})
+    headers = [["Content-Type", "application/json; charset=utf-8"]]
+    record = {"step": 0, "status": 200, "headers": headers, "body": body}
+    assert _statuses(behaviour, _run(READY, record))[0][0] == "passed"
+    no_header = {**record, "headers": [["Content-Type", "text/html"]]}
+    assert "header content-type" in _statuses(behaviour, _run(READY, no_header))[0][1]
+    number = {**record, "body": json.dumps({"user": {"token": 5}, "items": [1, 2]})}
+    assert _statuses(behaviour, _run(READY, number))[0][1] == "user.token: expected a string, got 5"
+    present = {**record, "body": json.dumps({"user": {"token": "t"}, "items": [1, 2], "gone": 0})}
+    assert _statuses(behaviour, _run(READY, present))[0][1] == "gone: expected no value, got 0"
+
+
+def test_http_without_response_or_json() -> None:
+    case = _http(paths=(("a", 1),))
+    behaviour = Behaviour(SERVICE, None, (case,))
+    refused = {"step": 0, "error": "connection refused"}
+    assert _statuses(behaviour, _run(READY, refused)) == [
+        ("failed", "no response: connection refused")
+    ]
+    html = {"step": 0, "status": 200, "headers": [], "body": "<html>"}
+    status, message = _statuses(behaviour, _run(READY, html))[0]
+    assert status == "failed"
+    assert message.startswith("the body is not JSON")
+    unknown = {"step": 0, "error": "unknown variable ${token}"}
+    assert "request that captures it failed" in _statuses(behaviour, _run(READY, unknown))[0][1]
+
+
+def test_a_boolean_is_not_a_number_and_nan_equals_nothing() -> None:
+    assert not json_equal(True, 1)
+    assert not json_equal(1, True)
+    assert json_equal(1, 1.0)
+    assert not json_equal(float("nan"), float("nan"))
+    assert not json_equal("1", 1)
+
+
+def test_json_paths_and_hostile_bodies() -> None:
+    assert at_path({"a": [{"b": 3}]}, "a[0].b") == 3
+    assert parse_json('{"x": 1}') == {"x": 1}
+    with pytest.raises(NotJson, match="nested too deeply"):
+        parse_json("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(NotJson, match="more than are read"):
+        parse_json(" " * (2 << 20))
+
+
+def test_service_not_ready_is_said_on_each_failure_and_its_log_kept() -> None:
+    case = _http(status=200)
+    behaviour = Behaviour(SERVICE, None, (case,))
+    log = "Traceback (most recent call last):\n" + "x" * 20_000 + "\nKeyError: 'DATABASE_URL'"
+    run = _run(
+        {"service": {"ready": False, "exited": 1, "log": log}},
+        {"step": 0, "error": "connection refused"},
+        {"service_end": {"exited": 1, "log": log}},
+        {"done": True},
+    )
+    behaved = judge(behaviour, run, 10.0)
+    [result] = behaved.cases
+    assert result.status == "failed"
+    assert "the service exited with status 1 before it was ready" in result.message
+    assert behaved.service_log is not None
+    assert behaved.service_log.startswith("Traceback")
+    assert behaved.service_log.endswith("KeyError: 'DATABASE_URL'")
+    assert "characters cut" in behaved.service_log
+
+
+def test_unreported_cases_are_errors_never_passes() -> None:
+    cases = (_http(status=200), _http(status=200))
+    behaviour = Behaviour(SERVICE, None, cases)
+    ready = {"service": {"ready": True, "log": ""}}
+    run = _run(ready, {"step": 0, "status": 200, "headers": [], "body": ""}, timed_out=True)
+    results = judge(behaviour, run, 10.0).cases
+    assert [r.status for r in results] == ["passed", "error"]
+    assert "timed out" in results[1].message
+    forged = _run(ready, {"step": 1, "status": 200}, {"step": 7, "status": 200}, {"step": "0"})
+    assert [r.status for r in judge(behaviour, forged, 10.0).cases] == ["error", "passed"]
+
+
+def test_a_protocol_record_fails_every_case() -> None:
+    behaviour = Behaviour(SERVICE, None, (_http(status=200),))
+    run = _run({"protocol": "unasked reply"}, {"step": 0, "status": 200})
+    [(status, message)] = _statuses(behaviour, run)
+    assert status == "error"
+    assert message.startswith("protocol:")
+
+
+def test_database_that_did_not_start_is_an_error() -> None:
+    from pytest_codeif.spec import DatabaseSpec
+
+    behaviour = Behaviour(SERVICE, DatabaseSpec("postgres", HERE), (_http(status=200),))
+    run = _run(
+        {"database": {"ready": False, "log": "initdb: could not create directory"}},
+        {"service": {"ready": True}},
+        {"step": 0, "status": 200},
+    )
+    [(status, message)] = _statuses(behaviour, run)
+    assert status == "error"
+    assert "could not create directory" in message
+
+
+def _cli(**given: Any) -> CliCase:
+    return CliCase("prog", HERE, argv=("python", "main.py"), **given)
+
+
+def test_cli_exit_output_and_files() -> None:
+    case = _cli(
+        stdout=TextExpectation(exact="HELLO\n"),
+        stderr=TextExpectation(regex=r"warn\w+"),
+        files=(("out.txt", TextExpectation(contains="done")), ("x", TextExpectation(absent=True))),
+    )
+    behaviour = Behaviour(None, None, (case,))
+    good = {
+        "step": 0,
+        "exit": 0,
+        "timed_out": False,
+        "stdout": "HELLO\n",
+        "stderr": "warning!",
+        "files": {"out.txt": "all done", "x": None},
+    }
+    assert _statuses(behaviour, _run(good)) == [("passed", "")]
+    bad = {**good, "exit": 3, "stdout": "hello\n", "files": {"out.txt": None, "x": "1"}}
+    [(status, message)] = _statuses(behaviour, _run(bad))
+    assert status == "failed"
+    assert "exit status: expected 0, got 3" in message
+    assert "stdout: expected 'HELLO\\n', got 'hello\\n'" in message
+    assert "file out.txt: expected it to be written" in message
+    assert "file x: expected no such file" in message
+    slow = {"step": 0, "exit": None, "timed_out": True}
+    assert _statuses(behaviour, _run(slow)) == [("error", "timed out after 10 s")]
+
+
+def test_text_expectations_use_the_linear_time_engine() -> None:
+    evil = TextExpectation(regex=r"^(a+)+$")
+    assert text_problem("stdout", "a" * 50_000 + "!", evil) is not None
+    assert text_problem("stdout", "aaa", evil) is None
+    huge = "a" * 2_000_000
+    assert "too long" in (text_problem("stdout", huge, evil) or "")
+
+
+def test_newman_assertions_are_cases() -> None:
+    case = NewmanCase("conduit", HERE, collection=Path("c.json"))
+    behaviour = Behaviour(SERVICE, None, (case,))
+    executions = [
+        {
+            "request": "Register",
+            "error": None,
+            "assertions": [{"name": "status 201", "error": None}, {"name": "has token"}],
+        },
+        {
+            "request": "Login",
+            "error": None,
+            "assertions": [{"name": "status 200", "error": "expected 422 to equal 200"}],
+        },
+        "junk",
+        {"request": "x", "assertions": "junk"},
+    ]
+    record = {"step": 0, "exit": 1, "executions": executions}
+    results = judge(behaviour, _run({"service": {"ready": True}}, record), 10.0).cases
+    assert [(r.label, r.status) for r in results] == [
+        ("conduit > Register > status 201", "passed"),
+        ("conduit > Register > has token", "passed"),
+        ("conduit > Login > status 200", "failed"),
+    ]
+    assert results[2].message == "expected 422 to equal 200"
+    nothing = {"step": 0, "exit": 1, "executions": [], "stderr": "error: ENOENT collection"}
+    [(status, message)] = _statuses(behaviour, _run({"service": {"ready": True}}, nothing))
+    assert status == "error"
+    assert "ENOENT" in message
+
+
+def test_stage_timeout_sums_every_part() -> None:
+    cases = (_http(), _cli(timeout=3.0), NewmanCase("n", HERE, Path("c"), timeout=100.0))
+    total = stage_timeout(Behaviour(SERVICE, None, cases), 10.0)
+    assert total == pytest.approx(15 + 5 + 10 + 3 + 100)
