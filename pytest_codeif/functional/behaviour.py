@@ -251,15 +251,15 @@ def judge(behaviour: Behaviour, run: RunResult, timeout: float) -> BehaviourRun:
     problem = _start_problem(behaviour, database, service)
     results: list[CaseResult] = []
     for index, case in enumerate(behaviour.cases):
-        record = steps.get(index)
-        if record is None:
+        observed = steps.get(index)
+        if observed is None:
             results.append(_unreported(case, run, problem))
             continue
         if database is not None and not database.get("ready"):
             message = f"the database did not start: {_log(database)}"
             results.append(CaseResult(case.label, "error", message, case.location.line))
             continue
-        judged = _judge_case(case, record, run, timeout)
+        judged = _judge_case(case, observed, run, timeout)
         if problem and any(r.status != "passed" for r in judged):
             judged = [r if r.status == "passed" else _with_note(r, problem) for r in judged]
         results.extend(judged)

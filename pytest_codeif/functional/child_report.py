@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -64,6 +65,18 @@ class Writer:
         payload = json.dumps(record)
         self._send({"record": payload, "sig": sign(self._key, payload)})
 
+    @pytest.fixture
+    def codeif_service_url(self) -> str:
+        """The base URL of the task's service (`http://127.0.0.1:PORT`), also given as
+        the environment variable CODEIF_SERVICE_URL."""
+        return _given("CODEIF_SERVICE_URL", "a `service`")
+
+    @pytest.fixture
+    def codeif_database_url(self) -> str:
+        """The URL of the task's PostgreSQL database (`databases: [postgres]`), also
+        given as the environment variable DATABASE_URL."""
+        return _given("DATABASE_URL", "`databases: [postgres]`")
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome: str
         if report.when == "call":
@@ -86,6 +99,14 @@ class Writer:
             self._write(
                 {"nodeid": report.nodeid, "outcome": "collect-error", "message": _short(report)}
             )
+
+
+def _given(name: str, what: str) -> str:
+    """The environment variable `name`; the test fails when the task gives none."""
+    value = os.environ.get(name)
+    if not value:
+        pytest.fail(f"{name} is not set: the task has no {what}", pytrace=False)
+    return value
 
 
 def _short(report: pytest.TestReport | pytest.CollectReport) -> str:
