@@ -218,7 +218,7 @@ class _TaskBuilder:
         )
         if behaviour is not None and (behaviour.service or behaviour.database):
             pytest_files = ()  # they run beside the service (see `behaviour_of`)
-            if not behaviour.cases:
+            if not behaviour.cases and not self.problems:  # (not for cases dropped)
                 started = "service" if behaviour.service else "databases"
                 self.problem(
                     (started,),
