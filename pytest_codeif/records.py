@@ -58,6 +58,16 @@ class CaseEntry(TypedDict):
 
 
 @final
+class AssertionCount(TypedDict):
+    """A task's assertions (schema: `assertions`): every functional case is one (a
+    Newman assertion is one case), so `total` is the number of cases; for tests that
+    could not run at all, the number of cases the task expected, none passed."""
+
+    passed: int
+    total: int
+
+
+@final
 class GateEntry(TypedDict, total=False):
     """What the CI gate's filters did to one constraint (`gate/apply.py`)."""
 
@@ -133,6 +143,7 @@ class FunctionalEntry(_OutcomeEntry):
     kind: Literal["functional"]
     cases: NotRequired[list[CaseEntry]]
     cases_passed: NotRequired[int]
+    assertions: NotRequired[AssertionCount]  # this version writes it always
 
 
 class _TaskKeys(TypedDict):

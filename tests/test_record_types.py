@@ -82,6 +82,7 @@ def test_statuses_are_the_schemas() -> None:
         (records.EvidenceEntry, DEFS["evidence"]),
         (records.Link, DEFS["evidence"]["properties"]["links"]["items"]),
         (records.CaseEntry, OUTCOME["properties"]["cases"]["items"]),
+        (records.AssertionCount, OUTCOME["properties"]["assertions"]),
         (records.GateEntry, OUTCOME["properties"]["gate"]),
         (records.TextCode, DEFS["code"]["oneOf"][0]),
         (records.PathsCode, DEFS["code"]["oneOf"][1]),
@@ -185,6 +186,8 @@ def assert_typed(record: dict[str, Any]) -> None:
         assert evidence.__required_keys__ <= finding.keys() <= keys(evidence), finding
     for case in record.get("cases", []):
         assert case.keys() == keys(records.CaseEntry)
+    if "assertions" in record:
+        assert record["assertions"].keys() == keys(records.AssertionCount)
     assert record.get("gate", {}).keys() <= keys(records.GateEntry)
     for problem in record.get("problems", []):
         assert records.Problem.__required_keys__ <= problem.keys() <= keys(records.Problem)
@@ -245,6 +248,10 @@ def test_records_of_every_kind_hold_to_the_schema_and_their_types(
         ("lost", "error"),
     }
     assert any("code" in r for r in built), "no record carried its task's code"
+    # This version writes every functional record's assertions (the schema leaves them
+    # out of `required`: a report written before them is still a report).
+    functional = [r for r in every if r["kind"] == "functional"]
+    assert functional and all("assertions" in r for r in functional)
     gates = [r.get("gate") for r in recorded if r["kind"] == "constraint"]
     assert any(g and g.get("absorbed") for g in gates), "no finding was recorded"
 

@@ -16,6 +16,7 @@ from pytest_codeif.checks.base import advice_of
 from pytest_codeif.errors import TaskFileError, format_key_path
 from pytest_codeif.outcome import ErrorKind, Evidence, FunctionalOutcome, Verdict
 from pytest_codeif.records import (
+    AssertionCount,
     CaseEntry,
     CodeEntry,
     ConstraintRecord,
@@ -30,6 +31,7 @@ from pytest_codeif.records import (
     Record,
     RecordStatus,
 )
+from pytest_codeif.report.expected_cases import assertion_total
 from pytest_codeif.report.fingerprints import evidence_fingerprints
 from pytest_codeif.report.safe_text import capped
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
@@ -166,10 +168,18 @@ def functional_record(
         "line": task.location.line,
         "cases": cases,
         "cases_passed": sum(c["status"] == "passed" for c in cases),
+        "assertions": assertion_count(task, cases),
         "advice": FUNCTIONAL_ADVICE,
         "constraints_in_task": len(task.constraints),
         "has_tests": True,
     }
+
+
+def assertion_count(task: Task, cases: list[CaseEntry]) -> AssertionCount:
+    """A task's assertions: each case is one, and a case of the task file that never ran
+    counts every assertion it was to give, none passed (see `expected_cases`)."""
+    passed = sum(c["status"] == "passed" for c in cases)
+    return {"passed": passed, "total": assertion_total(task, cases)}
 
 
 def skipped_record(record: ConstraintRecord, reason: str) -> ConstraintRecord:

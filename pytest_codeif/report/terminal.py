@@ -4,8 +4,9 @@ what the CI gate left out."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
+from pytest_codeif.report.figures.assertions import AssertionRow, Assertions
 from pytest_codeif.report.figures.decay import Decay
 from pytest_codeif.report.figures.groups import KS, Group
 from pytest_codeif.report.figures.rounds import Transition
@@ -53,6 +54,8 @@ def render(summary: Summary, decay: Decay | None = None) -> list[str]:
     lines.append(_row("functional tests", summary.functional))
     if summary.cases_total:
         lines.append(f"  test cases passed: {summary.cases_passed}/{summary.cases_total}")
+    if summary.assertions.shown:
+        lines.append(assertion_line(summary.assertions))
     if summary.errors_by_kind:
         kinds = ", ".join(f"{kind} {n}" for kind, n in sorted(summary.errors_by_kind.items()))
         lines.append(f"errors by kind: {kinds}")
@@ -63,6 +66,17 @@ def render(summary: Summary, decay: Decay | None = None) -> list[str]:
     if summary.invalid:
         lines.append(f"invalid task files or tasks: {summary.invalid} (see the errors above)")
     return [line[:WIDTH] for line in lines]
+
+
+def assertion_line(found: Assertions) -> str:
+    """The assertion pass rate (A%) in one line: pooled (all passed / all assertions),
+    the mean of the tasks' own rates, and strict (pooled, a task with a constraint not
+    satisfied passing none)."""
+    run, strict = found.overall.run, found.overall.strict
+    return (
+        f"  assertions passed: {run.passed}/{run.total} {_percent(run.rate)}, "
+        f"task mean {_percent(run.mean_task_rate)}, strict {_percent(strict.rate)}"
+    )
 
 
 def gate_lines(summary: Summary) -> list[str]:
@@ -123,6 +137,15 @@ def _percent(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:.1f}%"
 
 
+#: The groups' rows of the assertion pass rate: pooled, then the mean of the tasks' rates.
+_ASSERTION_ROWS: tuple[tuple[str, Callable[[AssertionRow], float | None]], ...] = (
+    ("  A%: pooled", lambda row: row.run.rate),
+    ("  A%: task mean", lambda row: row.run.mean_task_rate),
+    ("  A% strict: pooled", lambda row: row.strict.rate),
+    ("  A% strict: task mean", lambda row: row.strict.mean_task_rate),
+)
+
+
 def _group_rows(groups: dict[str, Group]) -> list[tuple[str, list[str]]]:
     """Each row's label and one cell per group."""
     summaries = [g.summary for g in groups.values()]
@@ -143,6 +166,11 @@ def _group_rows(groups: dict[str, Group]) -> list[tuple[str, list[str]]]:
     rows.append(tally_row("  tasks: all constraints", (s.tasks_all for s in summaries)))
     rows.append(tally_row("  tasks: strict", (s.tasks_strict for s in summaries)))
     rows.append(tally_row("  functional tests", (s.functional for s in summaries)))
+    if any(s.assertions.shown for s in summaries):
+        rows += [
+            (label, [_percent(pick(s.assertions.overall)) for s in summaries])
+            for label, pick in _ASSERTION_ROWS
+        ]
     most = max((g.samples for g in groups.values()), default=0)
     for k in KS:
         if k > 1 and k > most:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_codeif.records import GateEntry, OutcomeRecord, Record
+from pytest_codeif.report.figures.assertions import Assertions
 
 
 @dataclass
@@ -103,6 +104,7 @@ class Summary:
     functional: Tally = field(default_factory=Tally)
     cases_passed: int = 0
     cases_total: int = 0
+    assertions: Assertions = field(default_factory=Assertions)  # A%, see assertions.py
     errors_by_kind: dict[str, int] = field(default_factory=dict)
     invalid: int = 0
     lost: int = 0  # items whose verdict never arrived (crashed worker)
@@ -122,6 +124,7 @@ class Summary:
             },
             "functional": self.functional.to_dict(),
             "functional_cases": {"passed": self.cases_passed, "total": self.cases_total},
+            "assertions": self.assertions.to_dict(),
             "errors_by_kind": dict(sorted(self.errors_by_kind.items())),
             "invalid_tasks": self.invalid,
             "lost_items": self.lost,
@@ -162,6 +165,7 @@ def summarize(records: Iterable[Record]) -> Summary:
             summary.by_level.setdefault(int(level), Tally()).add(record["status"])
     for task_records in tasks.values():
         _task_level(summary, task_records)
+        summary.assertions.add_task(task_records)
     return summary
 
 
