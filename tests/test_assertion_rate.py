@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -387,3 +388,65 @@ def test_records_summary_and_terminal_agree_with_and_without_workers(
     for result in (plain, workers):
         assert line in result.outlines
     assert [x for x in plain.outlines if "A%" in x] == [x for x in workers.outlines if "A%" in x]
+
+
+# -- the HTML page ----------------------------------------------------------------------------
+
+HOSTILE = "<img src=x onerror=alert(1)>"
+
+
+def page_of(records: list[dict[str, Any]], **options: Any) -> str:
+    pytest.importorskip("matplotlib", reason="the `report` extra (matplotlib) is not installed")
+    from pytest_codeif.report.html import build_page
+    from pytest_codeif.report.json_report import build_report
+
+    full = [{"metadata": {}, "evidence": [], "notes": [], "error": None, **r} for r in records]
+    report = build_report(full, complete=True, exit_status=1, versions={})
+    jsonschema.validate(report, SCHEMA)
+    return build_page(report, **options)
+
+
+def cells(page: str, label: str) -> list[list[str]]:
+    """The text of each cell in the first table row headed `label`."""
+    row = page[page.index(f"<tr><th>{label}</th>") :]
+    row = row[: row.index("</tr>")]
+    shown = [cell[cell.index(">") + 1 :] for cell in row.split("<td")[1:]]
+    return [re.sub(r"<[^>]+>", " ", cell).split() for cell in shown]
+
+
+def test_the_page_shows_a_percent_beside_pass_fail_by_group_level_and_task() -> None:
+    records = [
+        {
+            **r,
+            "task": f"{r['task']}{HOSTILE}",
+            "metadata": {"model": "m1" if r["task"] < "c" else "m2"},
+        }
+        for r in RECORDS
+    ]
+    page = page_of(records, group_by="model")
+    assert '<section id="assertions">' in page and '<a href="#assertions">A%</a>' in page
+    # the summary's rows: all, m1, m2 (pooled with passed/total, means with tasks)
+    assert cells(page, "assertions passed, A% (pooled)") == [
+        ["78.9%", "15/19"],
+        ["83.3%", "10/12"],
+        ["71.4%", "5/7"],
+    ]
+    assert cells(page, "A%: mean of the tasks&#x27; rates") == [
+        ["72.5%", "4", "tasks"],
+        ["70.0%", "2", "tasks"],
+        ["75.0%", "2", "tasks"],
+    ]
+    assert cells(page, "A% strict (pooled)")[0] == ["57.9%", "11/19"]
+    # by level: a curve per group (as run and strict) and the table
+    section = page[page.index('<section id="assertions">') :]
+    section = section[: section.index("</section>")]
+    assert section.count("<svg") == 1 and "A% strict by level (pooled)" in section
+    # each task: b's violated constraint zeroes its strict figure; hostile ids stay text
+    assert "<img" not in page and "&lt;img src=x onerror=alert(1)&gt;" in section
+    b = section[section.index("b&lt;img") :]
+    assert re.sub(r"<[^>]+>", " ", b[: b.index("</tr>")]).split()[-3:] == ["1/2", "50.0%", "0.0%"]
+
+
+def test_without_functional_tests_the_page_has_no_assertion_figures() -> None:
+    page = page_of([constraint("e", "satisfied", 0)])
+    assert 'id="assertions"' not in page and "A%" not in page

@@ -20,6 +20,7 @@ from typing import Any, Final
 
 from pytest_codeif.records import CodeEntry, Record, is_outcome
 from pytest_codeif.report import html_plots
+from pytest_codeif.report.figures.assertions import AssertionRate, AssertionRow, counts
 from pytest_codeif.report.figures.decay import Decay, decay
 from pytest_codeif.report.figures.groups import (
     NO_GROUP,
@@ -145,11 +146,15 @@ def _rate_table(
     rows: Sequence[tuple[str, Sequence[Tally | None]]],
     columns: Sequence[str],
     css: str = "rates",
+    *,
+    extra: str = "",
 ) -> str:
+    """A table of rates, one row per (name, cells); `extra`: rows already made."""
     body = "".join(
         f"<tr><th>{_e(name)}</th>{''.join(_tally_cell(t) for t in cells)}</tr>"
         for name, cells in rows
     )
+    body += extra
     return (
         f'<div class="scroll"><table class="{css}">{_head(first, columns)}'
         f"<tbody>{body}</tbody></table></div>"
@@ -178,14 +183,19 @@ def _summary_section(overall: Summary, groups: dict[str, Group], grouping: Group
     ]
     if overall.functional.total:
         rows.append(row("functional tests passed", lambda s: s.functional))
+    assertions = ""
+    if overall.assertions.shown:
+        assertions = _assertion_rows([s.assertions.overall for s in summaries])
     parts = ['<section id="summary"><h2>Summary</h2>']
     per = f"One column per {_e(grouping.title)} ({len(groups)}). " if len(groups) > 1 else ""
     parts.append(
         f'<p class="note">{per}SSR: constraints satisfied, of all judged; HSR: tasks with '
         "every constraint satisfied; strict: and every functional test passed. A constraint "
-        "that could not be decided counts as not satisfied.</p>"
+        "that could not be decided counts as not satisfied."
+        + (f" {ASSERTION_NOTE}" if assertions else "")
+        + "</p>"
     )
-    parts.append(_rate_table("overall", rows, columns))
+    parts.append(_rate_table("overall", rows, columns, extra=assertions))
     parts.append(_at_k(groups))
     categories = sorted({c for s in summaries for c in s.by_category})
     if categories:
@@ -368,6 +378,135 @@ def _rounds_section(
     )
 
 
+# -- the assertion pass rate (A%) ----------------------------------------------------------
+
+ASSERTION_NOTE: Final = (
+    "A%: functional assertions passed (each test case is one; a Newman assertion is one "
+    "case), pooled (all passed over all assertions: a task weighs by its assertions) or "
+    "the mean of each task's own rate (every task weighs the same); strict: a task with "
+    "a constraint not satisfied counts as none of its assertions passed (Constraint "
+    "Decay's rule)."
+)
+
+
+def _as_run(row: AssertionRow) -> AssertionRate:
+    return row.run
+
+
+def _strict(row: AssertionRow) -> AssertionRate:
+    return row.strict
+
+
+#: The rows of the assertion pass rate: label, which figures (as run or strict), and
+#: whether the mean of the tasks' rates (else pooled).
+ASSERTION_FIGURES: Final[tuple[tuple[str, Callable[[AssertionRow], AssertionRate], bool], ...]] = (
+    ("assertions passed, A% (pooled)", _as_run, False),
+    ("A%: mean of the tasks' rates", _as_run, True),
+    ("A% strict (pooled)", _strict, False),
+    ("A% strict: mean of the tasks' rates", _strict, True),
+)
+#: Tasks listed with their own assertions (the JSON report has them all).
+MAX_TASKS_LISTED: Final = 2_000
+
+
+def _figure_cell(rate: AssertionRate | None, mean: bool) -> str:
+    """A pooled rate with its passed/total, or a mean of tasks' rates with its tasks."""
+    value = None if rate is None else rate.mean_task_rate if mean else rate.rate
+    if rate is None or value is None:
+        return '<td class="na">&ndash;</td>'
+    tasks = f"{rate.tasks} task{'s' if rate.tasks != 1 else ''}"
+    shown = tasks if mean else f"{rate.passed}/{rate.total}"
+    title = f"{rate.passed} of {rate.total} assertions passed, {tasks}"
+    return (
+        f'<td class="rate" style="background:{_shade(value)}" title="{title}">'
+        f"{_pct(value)}<small>{shown}</small></td>"
+    )
+
+
+def _assertion_rows(columns: Sequence[AssertionRow | None]) -> str:
+    """Table rows of ASSERTION_FIGURES, a cell per column (None: no such figures)."""
+    return "".join(
+        f"<tr><th>{_e(name)}</th>"
+        + "".join(_figure_cell(None if c is None else pick(c), mean) for c in columns)
+        + "</tr>"
+        for name, pick, mean in ASSERTION_FIGURES
+    )
+
+
+def _assertions_section(
+    report: dict[str, Any], overall: Summary, groups: dict[str, Group], grouping: Grouping
+) -> str:
+    """A% by level (a curve per group, pooled, as run and strict; a table of every
+    figure) and each task's own assertions; nothing without functional tests."""
+    if not overall.assertions.shown:
+        return ""
+    found = {name: g.summary.assertions for name, g in groups.items()}
+    parts = [
+        '<section id="assertions"><h2>Assertion pass rate (A%)</h2>',
+        f'<p class="note">{ASSERTION_NOTE} By level, a task counts under its highest '
+        "constraint level.</p>",
+    ]
+    levels = list(overall.assertions.by_level)
+    if levels:
+        panels = [
+            html_plots.Panel(
+                title,
+                "level (a task's highest)",
+                [str(lvl) for lvl in levels],
+                {
+                    name: [
+                        None if (row := a.by_level.get(lvl)) is None else pick(row).rate
+                        for lvl in levels
+                    ]
+                    for name, a in found.items()
+                },
+                ylabel="assertions passed",
+            )
+            for title, pick in (
+                ("A% by level (pooled)", _as_run),
+                ("A% strict by level (pooled)", _strict),
+            )
+        ]
+        parts.append(f'<figure class="plot">{html_plots.curves(panels, "assertions")}</figure>')
+        rows = _assertion_rows([overall.assertions.by_level[lvl] for lvl in levels])
+        columns = [f"level {lvl}" for lvl in levels]
+        parts.append(
+            f'<div class="scroll"><table class="rates">{_head("", columns)}'
+            f"<tbody>{rows}</tbody></table></div>"
+        )
+    parts.append(_task_assertions(report, grouping, grouped=len(groups) > 1))
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _task_assertions(report: dict[str, Any], grouping: Grouping, *, grouped: bool) -> str:
+    """Each task with functional tests: its assertions passed, as run and strict."""
+    rows: list[str] = []
+    tested = [t for t in report["tasks"] if t.get("functional")]
+    for task in tested[:MAX_TASKS_LISTED]:
+        passed, total = counts(task["functional"])
+        zeroed = any(c.get("status") not in ("satisfied", "skipped") for c in task["constraints"])
+        rate = passed / total if total else None
+        strict = (0 if zeroed else passed) / total if total else None
+        group = grouping.of_task(task["file"], task.get("metadata") or {})
+        rows.append(
+            f"<tr><td>{_e(task['id'])}</td><td>{_e(task['file'])}</td>"
+            + (f"<td>{_e(_cut(group, MAX_HEADER_CHARS))}</td>" if grouped else "")
+            + f'<td class="rate">{passed}/{total}</td>'
+            f'<td class="rate" style="background:{_shade(rate)}">{_pct(rate)}</td>'
+            f'<td class="rate" style="background:{_shade(strict)}">{_pct(strict)}</td></tr>'
+        )
+    more = len(tested) - MAX_TASKS_LISTED
+    tail = f'<p class="note">… and {more} more (see the JSON report).</p>' if more > 0 else ""
+    group_head = f"<th>{_e(grouping.title)}</th>" if grouped else ""
+    return (
+        f"<details><summary>Each task's assertions ({len(tested)} tasks with functional "
+        'tests)</summary><div class="scroll"><table class="errors"><thead><tr><th>task</th>'
+        f"<th>file</th>{group_head}<th>passed</th><th>A%</th><th>A% strict</th></tr></thead>"
+        f"<tbody>{''.join(rows)}</tbody></table></div>{tail}</details>"
+    )
+
+
 def _where(evidence: dict[str, Any]) -> str:
     where = str(evidence.get("path") or "")
     if evidence.get("line"):
@@ -523,10 +662,13 @@ def _failed_tests_section(report: dict[str, Any], grouping: Grouping) -> str:
             (outcome,) = task["violated"]
             cases = len(outcome.get("cases") or [])
             passed = outcome.get("cases_passed", 0)
+            done, total = counts(outcome)
+            rate = f", A% {_pct(done / total)}" if total else ""
             parts.append(
                 f'<details class="tests"><summary><b>{_e(task["id"])}</b> '
                 f'<span class="file">{_e(task["file"])}</span> '
-                f'<span class="check">{_e(passed)} of {cases} cases passed</span></summary>'
+                f'<span class="check">{_e(passed)} of {cases} cases passed{rate}</span>'
+                "</summary>"
                 f"{_evidence_list(outcome, limit=MAX_FAILED_CASES)}</details>"
             )
     parts.append("</section>")
@@ -579,6 +721,7 @@ _NAV: Final = (
     ("heatmap", "Heatmap"),
     ("decay", "Decay"),
     ("rounds", "Rounds"),
+    ("assertions", "A%"),
     ("violations", "Violations"),
     ("tests", "Failed tests"),
     ("errors", "Errors"),
@@ -668,6 +811,7 @@ def build_page(
         _heatmap_section(groups, overall, grouping),
         _decay_section(records, split),
         _rounds_section(records, split, grouping),
+        _assertions_section(report, overall, groups, grouping),
         _violations_section(report, grouping, CodeSources(root)),
         _failed_tests_section(report, grouping),
         _errors_section(records),

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
-from pytest_codeif.records import FunctionalRecord, OutcomeRecord
+from pytest_codeif.records import FunctionalEntry, OutcomeRecord
 
 
 @dataclass
@@ -117,7 +117,7 @@ class Assertions:
         return {**self.overall.to_dict(), "by_level": by_level}
 
 
-def counts(record: FunctionalRecord) -> tuple[int, int]:
+def counts(record: FunctionalEntry) -> tuple[int, int]:
     """(passed, total) assertions of a functional record: its `assertions`, or, in a
     report written before records carried them, its cases."""
     found = record.get("assertions")
