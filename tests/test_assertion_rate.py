@@ -222,6 +222,35 @@ def test_a_collection_counts_its_tests_once_per_request_they_run_after(tmp_path:
     assert collection_assertions(tmp_path / "missing.json") == 1
 
 
+def test_the_older_tests_form_counts_and_comments_do_not(tmp_path: Path) -> None:
+    """Newman counts `tests["name"] = value` as it counts `pm.test` (the RealWorld
+    collection Constraint Decay runs uses both); a comparison or a comment is none."""
+    script = [
+        "tests['Response has \\'user\\''] = json.user !== undefined;",
+        'tests["has [brackets]"] = true; tests[name] = ok;',
+        "if (tests['x'] == true) {}",
+        "  // tests['commented'] = true; pm.test('commented too')",
+        "pm.test('one', () => {}); // and a note",
+    ]
+    path = tmp_path / "c.json"
+    request = {
+        "name": "r",
+        "request": {},
+        "event": [{"listen": "test", "script": {"exec": script}}],
+    }
+    path.write_text(json.dumps({"item": [request]}))
+    assert collection_assertions(path) == 4
+
+
+def test_the_conduit_fixture_collection_counts_as_newman_does() -> None:
+    """fixtures/services' collection: 24 `pm.test` and 4 `tests[...]` assertions, the 28
+    Newman reports for it (each request's script runs once)."""
+    path = (
+        Path(__file__).parent.parent / "fixtures" / "services" / "conduit.postman_collection.json"
+    )
+    assert collection_assertions(path) == 28
+
+
 def at(line: int) -> Location:
     return Location(Path("t.codeif.yaml"), line, ())
 

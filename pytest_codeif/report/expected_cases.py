@@ -14,10 +14,11 @@ What a case was to give is counted from the task file and the files it names, ne
 running anything: one per call case, HTTP request and command-line case; one per test
 function a `pytest:` file defines (as `functional.pytest_file.expected_test_names` finds
 them; one when it defines none, as the runner then reports the file as one case); and
-for a Newman collection, the `pm.test(...)` calls of its test scripts, counted once per
-request they run after (a collection's or a folder's script runs after each request
-under it). A script that calls `pm.test` in a loop or under a condition makes Newman's
-own count differ: this is the count of a run where each call runs once, at least one.
+for a Newman collection, the assertions of its test scripts (`pm.test(...)` calls and
+the older `tests["name"] = ...`, both of which Newman counts), each counted once per
+request it runs after (a collection's or a folder's script runs after each request
+under it). A script that asserts in a loop or under a condition makes Newman's own
+count differ: this is the count of a run where each assertion runs once, at least one.
 """
 
 from __future__ import annotations
@@ -34,8 +35,12 @@ from pytest_codeif.records import CaseEntry
 from pytest_codeif.spec import CliCase, HttpCase, NewmanCase, PytestCase
 from pytest_codeif.taskfile.model import Task
 
-#: `pm.test(` as Postman's test scripts call it (`pm.test ("name", ...)` too).
-_PM_TEST: Final = re.compile(r"\bpm\s*\.\s*test\s*\(")
+#: An assertion of a Postman test script: `pm.test(` (`pm.test ("name", ...)` too), or
+#: the older form Newman counts as well, `tests["name"] = value` (not `==`).
+_ASSERTION: Final = re.compile(
+    r"""\bpm\s*\.\s*test\s*\("""
+    r"""|\btests\s*\[(?:\s*"(?:[^"\\]|\\.)*"\s*|\s*'(?:[^'\\]|\\.)*'\s*|[^\]"']*)\]\s*=(?!=)"""
+)
 #: Folders nested deeper than this are not walked (a collection is a few levels deep).
 _MAX_DEPTH: Final = 64
 
@@ -120,7 +125,8 @@ def _assertions_under(node: dict[str, object], *, inherited: int, depth: int) ->
 
 
 def _test_calls(events: object) -> int:
-    """`pm.test(` calls in a node's `test` scripts (`exec`: a list of lines or a string)."""
+    """Assertions in a node's `test` scripts (`exec`: a list of lines or a string); a
+    line that is a `//` comment holds none."""
     if not isinstance(events, list):
         return 0
     count = 0
@@ -132,9 +138,11 @@ def _test_calls(events: object) -> int:
         if isinstance(lines, str):
             lines = [lines]
         if isinstance(lines, list):
-            count += sum(len(_PM_TEST.findall(line)) for line in _strings(lines))
+            count += sum(len(_ASSERTION.findall(line)) for line in _code_lines(lines))
     return count
 
 
-def _strings(values: Iterable[object]) -> Iterable[str]:
-    return (value for value in values if isinstance(value, str))
+def _code_lines(values: Iterable[object]) -> Iterable[str]:
+    for value in values:
+        if isinstance(value, str):
+            yield from (line for line in value.split("\n") if not line.lstrip().startswith("//"))
