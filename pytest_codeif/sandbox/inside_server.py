@@ -33,13 +33,13 @@ from types import CodeType, ModuleType
 from typing import TYPE_CHECKING, Any, NoReturn
 
 
-def _load_inside() -> ModuleType:
-    """`inside.py`, by path and under a name no code under evaluation would import: this
-    interpreter has no site, so the package is not importable."""
+def _load_sibling(name: str, filename: str) -> ModuleType:
+    """A module of this folder, by path and under a name no code under evaluation would
+    import: this interpreter has no site, so the package is not importable."""
     import importlib.util  # noqa: PLC0415 - at start only
 
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "inside.py")
-    found = importlib.util.spec_from_file_location("_codeif_inside", path)
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), filename)
+    found = importlib.util.spec_from_file_location(name, path)
     if found is None or found.loader is None:
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(found)
@@ -48,93 +48,25 @@ def _load_inside() -> ModuleType:
 
 
 if TYPE_CHECKING:
-    from pytest_codeif.sandbox import inside
+    from pytest_codeif.sandbox import inside, libc
 else:
-    inside = _load_inside()
+    inside = _load_sibling("_codeif_inside", "inside.py")
+    libc = _load_sibling("_codeif_libc", "libc.py")
 
-_CLONE_NEWNS = 0x00020000
-_CLONE_NEWIPC = 0x08000000
-_CLONE_NEWPID = 0x20000000
-_MS_NOSUID = 2
-_MS_NODEV = 4
-_MS_NOEXEC = 8
-_MS_RDONLY = 1
-_MS_REMOUNT = 32
-_MS_BIND = 4096
-_MS_REC = 16384
-_MS_PRIVATE = 1 << 18
-_CAPABILITY_VERSION_3 = 0x20080522
-
-
-class _Libc:
-    """The namespace and mount calls Python 3.11's os module lacks, resolved once in the
-    server so that forked children never load anything."""
-
-    def __init__(self) -> None:
-        import ctypes  # noqa: PLC0415 - the server's alone: a launched run never loads it
-
-        self._ctypes = ctypes
-        libc = ctypes.CDLL(None, use_errno=True)
-        self._unshare = libc.unshare
-        self._capset = libc.capset
-        self._prctl = libc.prctl
-        self._fflush = libc.fflush
-        self._mount = libc.mount
-        self._umount2 = libc.umount2
-        self._umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
-        self._mount.argtypes = [
-            ctypes.c_char_p,
-            ctypes.c_char_p,
-            ctypes.c_char_p,
-            ctypes.c_ulong,
-            ctypes.c_char_p,
-        ]
-
-    def _check(self, result: int, what: str) -> None:
-        if result != 0:
-            errno = self._ctypes.get_errno()
-            raise OSError(errno, f"{what}: {os.strerror(errno)}")
-
-    def unshare(self, flags: int) -> None:
-        self._check(self._unshare(flags), "unshare")
-
-    def flush_c_stdio(self) -> None:
-        """fflush(NULL): what C's exit() would have written."""
-        self._fflush(None)
-
-    def not_dumpable(self) -> None:
-        """No core dump, no ptrace and no /proc access by others of the same uid."""
-        pr_set_dumpable = 4
-        self._check(self._prctl(pr_set_dumpable, 0, 0, 0, 0), "prctl")
-
-    def subreaper(self) -> None:
-        """Become the parent of orphaned descendants (the runs' inits)."""
-        pr_set_child_subreaper = 36
-        self._check(self._prctl(pr_set_child_subreaper, 1, 0, 0, 0), "prctl")
-
-    def mount(
-        self, source: str | None, target: str, kind: str | None, flags: int, data: str = ""
-    ) -> None:
-        def raw(text: str | None) -> bytes | None:
-            return None if text is None else text.encode()
-
-        result = self._mount(raw(source), raw(target), raw(kind), flags, raw(data or None))
-        self._check(result, f"mount {target}")
-
-    def detach(self, target: str) -> None:
-        """Unmount `target` and everything under it (lazily, as `umount -l`)."""
-        mnt_detach = 2
-        self._check(self._umount2(target.encode(), mnt_detach), f"umount {target}")
-
-    def drop_capabilities(self) -> None:
-        """Clear the ambient, effective, permitted and inheritable sets (the bounding set
-        is bwrap's: with no_new_privs set, nothing can be regained from it)."""
-        ctypes = self._ctypes
-        pr_cap_ambient, pr_cap_ambient_clear_all = 47, 4
-        self._check(self._prctl(pr_cap_ambient, pr_cap_ambient_clear_all, 0, 0, 0), "prctl")
-        header = (ctypes.c_uint32 * 2)(_CAPABILITY_VERSION_3, 0)
-        data = (ctypes.c_uint32 * 6)()  # two {effective, permitted, inheritable}, all zero
-        self._check(self._capset(header, data), "capset")
+_CLONE_NEWNS = libc.CLONE_NEWNS
+_CLONE_NEWIPC = libc.CLONE_NEWIPC
+_CLONE_NEWPID = libc.CLONE_NEWPID
+_MS_NOSUID = libc.MS_NOSUID
+_MS_NODEV = libc.MS_NODEV
+_MS_NOEXEC = libc.MS_NOEXEC
+_MS_RDONLY = libc.MS_RDONLY
+_MS_REMOUNT = libc.MS_REMOUNT
+_MS_BIND = libc.MS_BIND
+_MS_REC = libc.MS_REC
+_MS_PRIVATE = libc.MS_PRIVATE
+#: The namespace and mount calls (see `libc.py`), resolved once in the server so that
+#: forked children never load anything.
+_Libc = libc.Libc
 
 
 class _Task:

@@ -41,6 +41,14 @@ SCRATCH_BYTES: Final = 64 * 1024 * 1024
 #: (and the Python installation bound under it, a venv in /tmp say) while it mounts a
 #: fresh scratch tmpfs on /tmp, to bind those folders back (see `inside_server.py`).
 SERVER_STASH: Final = "/.codeif-stash"
+#: A stage's scratch (`stage_command`): its service's and cases' writable copies of the
+#: code live there, with a database's files, beside what the code writes to /tmp.
+STAGE_SCRATCH_BYTES: Final = 512 * 1024 * 1024
+#: The stage's private folder, a tmpfs of its own: every child of the stage sees an
+#: empty one there instead (see `functional/stage_harness.py`).
+STAGE_PRIVATE: Final = "/.codeif-stage"
+#: The empty mount point where each child of a stage finds its own folder.
+STAGE_WORK: Final = "/.codeif-work"
 
 _SYSTEM_DIRS: Final = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/etc/ld.so.cache")
 
@@ -138,14 +146,45 @@ class Isolation:
             cmd += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
         return [*cmd, *argv]
 
+    def stage_command(
+        self,
+        argv: Sequence[str],
+        code_dir: Path,
+        env: Mapping[str, str],
+        *,
+        binds: Sequence[Path] = (),
+        files: Sequence[tuple[Path, str]] = (),
+    ) -> list[str]:
+        """The sandbox of a stage (`stage.py`): a run's, with a scratch of
+        STAGE_SCRATCH_BYTES, the code read-only, the folders `binds` read-only at their
+        own place (Newman's packages, say), each (host file, path) of `files` read-only
+        at that path (/etc/hosts...), a private tmpfs at STAGE_PRIVATE, an empty mount
+        point at STAGE_WORK, and the capabilities the stage needs to give each child
+        namespaces of its own: CAP_SYS_ADMIN; as root also CAP_SETUID and CAP_SETGID, to
+        give them the run's uid, and CAP_KILL, to stop what runs as that uid (the stage
+        itself stays root, in its own pid namespace, where only its children run)."""
+        paths = _read_only([*_python_dirs(), code_dir, *binds])
+        for source, target in files:
+            paths += ["--ro-bind", str(source), target]
+        paths += ["--perms", "0755", "--size", str(STAGE_SCRATCH_BYTES), "--tmpfs", STAGE_PRIVATE]
+        paths += ["--perms", "0755", "--dir", STAGE_WORK]
+        cmd = _sandbox(self.as_nobody, paths, env, STAGE_SCRATCH_BYTES)
+        cmd += ["--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN"]
+        if self.as_nobody:
+            for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_KILL"):
+                cmd += ["--cap-add", cap]
+        return [*cmd, *argv]
 
-def _sandbox(as_nobody: bool, binds: list[str], env: Mapping[str, str]) -> list[str]:
+
+def _sandbox(
+    as_nobody: bool, binds: list[str], env: Mapping[str, str], scratch: int = SCRATCH_BYTES
+) -> list[str]:
     """bwrap's namespaces, read-only system, scratch tmpfs, `binds` and environment."""
     cmd = [_bwrap(), *_namespaces(as_nobody), "--die-with-parent", "--new-session"]
     for path in _SYSTEM_DIRS:
         cmd += ["--ro-bind-try", path, path]
     cmd += ["--proc", "/proc", "--dev", "/dev"]
-    cmd += ["--perms", "1777", "--size", str(SCRATCH_BYTES), "--tmpfs", "/tmp"]
+    cmd += ["--perms", "1777", "--size", str(scratch), "--tmpfs", "/tmp"]
     cmd += binds
     cmd += ["--chdir", "/tmp", "--clearenv"]
     for key, value in sorted(env.items()):
