@@ -101,3 +101,38 @@ def test_a_process_that_ends_early_is_reported_with_both_ends_of_its_stderr(
     head, cut, tail = parts(stderr)
     assert head.startswith("START-") and tail.endswith("-END")
     assert len(head) + len(tail) == 300 and cut == len("START-") + 3000 + len("-END") - 300
+
+
+def test_the_html_page_shows_both_ends_of_a_long_failure_and_error() -> None:
+    pytest.importorskip("matplotlib", reason="the `report` extra (matplotlib) is not installed")
+    from pytest_codeif.report.html import build_page
+    from pytest_codeif.report.json_report import build_report
+
+    long = "START-" + "y" * 5000 + "-END"
+    common = {"file": "t.codeif.yaml", "metadata": {}, "notes": [], "error_kind": None}
+    failed = {
+        **common,
+        "kind": "functional",
+        "nodeid": "t.codeif.yaml::a::tests",
+        "task": "a",
+        "status": "violated",
+        "error": None,
+        "evidence": [{"path": "t.codeif.yaml", "line": 3, "rule": "test", "message": long}],
+        "cases": [{"label": "c", "status": "failed", "message": long, "line": 3}],
+    }
+    crashed = {
+        **common,
+        "kind": "functional",
+        "nodeid": "t.codeif.yaml::b::tests",
+        "task": "b",
+        "status": "error",
+        "error_kind": "crash",
+        "error": long,
+        "evidence": [],
+        "cases": [],
+    }
+    page = build_page(build_report([failed, crashed], complete=True, exit_status=1, versions={}))
+    tests = page[page.index('<section id="tests">') : page.index('<section id="errors">')]
+    errors = page[page.index('<section id="errors">') :]
+    for shown in (tests, errors):
+        assert "START-" in shown and "-END" in shown and "characters cut ...]" in shown

@@ -34,6 +34,7 @@ from pytest_codeif.report.figures.summary import Summary, Tally, summarize
 from pytest_codeif.report.html_code import CodeSources, excerpts
 from pytest_codeif.report.json_report import records_of
 from pytest_codeif.report.safe_text import safe_text
+from pytest_codeif.text import head_tail
 
 #: `--group-by file`: the task file, unless the tasks' metadata has a `file` key.
 BY_FILE: Final = "file"
@@ -535,7 +536,7 @@ def _evidence_list(outcome: dict[str, Any], limit: int = MAX_EVIDENCE) -> str:
             if ev.get("rule") and ev.get("rule") != outcome.get("check")
             else ""
         )
-        + f"{_e(_cut(str(ev.get('message', '')), MAX_MESSAGE_CHARS))}{_in_code(ev)}</li>"
+        + f"{_e(head_tail(str(ev.get('message', '')), MAX_MESSAGE_CHARS))}{_in_code(ev)}</li>"
         for ev in evidence[:limit]
     ]
     if len(evidence) > limit:
@@ -685,7 +686,7 @@ def _errors_section(records: list[Record]) -> str:
         rows.append(
             f"<tr><td>{_e(record.get('task', ''))}</td><td>{_e(item)}</td>"
             f"<td>{_e(record.get('error_kind') or '')}</td>"
-            f"<td>{_e(_cut(str(record.get('error') or ''), 300))}</td></tr>"
+            f"<td>{_e(head_tail(str(record.get('error') or ''), 300))}</td></tr>"
         )
     more = len(errors) - MAX_ERRORS_LISTED
     tail = f'<p class="note">… and {more} more (see the JSON report).</p>' if more > 0 else ""
