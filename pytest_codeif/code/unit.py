@@ -2,11 +2,19 @@
 
 Every file remembers where its lines came from (a real file, a YAML block, the lines of
 a model response), so a finding at `solution.py:3` is reported at `tasks.yaml:17`.
+
+A `directory:` task's project travels whole: besides its source files, its other files
+(`run.sh`, `requirements.txt`, `.env`, templates, data) are read as bytes, with their
+executable bit, under the same ignore rules, so that checks can read them and runs find
+them in their code folder. Those are bounded apart (see `MAX_OTHER_FILE_BYTES`): one
+above the bounds is left out and named (`CodeUnit.left_out`), never failing the unit.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -17,7 +25,8 @@ from pytest_codeif.code.extract import extract_python
 from pytest_codeif.code.languages import PYTHON, language_of_file, language_of_path, languages
 from pytest_codeif.code.module_names import ModuleNames, module_names
 from pytest_codeif.code.names import ModulePlace
-from pytest_codeif.code.walk import InvalidPatternError, source_files
+from pytest_codeif.code.scope import Scope
+from pytest_codeif.code.walk import InvalidPatternError, every_file
 from pytest_codeif.outcome import Undecidable
 from pytest_codeif.spec import CodeSpec
 
@@ -29,6 +38,17 @@ MAX_FILE_BYTES: Final = 2 * 1024 * 1024
 # A team's whole repository is a unit too (`directory: .`): thousands of modules.
 MAX_UNIT_BYTES: Final = 64 * 1024 * 1024
 MAX_UNIT_FILES: Final = 10_000
+#: Bounds on a project's other files (not source in any language), which travel to the
+#: sandbox as bytes with every run: a file above `MAX_OTHER_FILE_BYTES`, or one that would
+#: take the other files past `MAX_OTHER_BYTES` or `MAX_OTHER_FILES` (in path order), is
+#: left out and named in `CodeUnit.left_out`. Real projects' scripts, requirements and
+#: templates are kilobytes; datasets and images are not the answer.
+MAX_OTHER_FILE_BYTES: Final = 4 * 1024 * 1024
+MAX_OTHER_BYTES: Final = 32 * 1024 * 1024
+MAX_OTHER_FILES: Final = 5_000
+#: Compiled Python is never read: it is the output of source, not the answer, and Python
+#: would import a planted `mod.pyc` in place of source that checks never saw.
+COMPILED_SUFFIXES: Final = (".pyc", ".pyo")
 
 
 @dataclass(frozen=True)
@@ -41,6 +61,9 @@ class SourceFile:
     line_origin: tuple[int, ...] | None = None  # origin line per line; None: the same line
     #: The name of its `Language` (see `languages.py`): what parses it and reads its imports.
     language: str = PYTHON.name
+    #: The file's owner may execute it (a project's `main.py` run as `./main.py`): its
+    #: copy in a run's code folder is executable too.
+    executable: bool = False
 
     @property
     def module(self) -> str:
@@ -57,6 +80,46 @@ class SourceFile:
 
 
 @dataclass(frozen=True)
+class OtherFile:
+    """A file of a project that is source in no language (`run.sh`, `requirements.txt`,
+    `.env`, a template, an image), kept as its bytes: binary files are never decoded."""
+
+    relpath: str  # POSIX path inside the unit
+    data: bytes
+    origin: Path  # the file the bytes were read from
+    #: The file's owner may execute it: its copy in a run's code folder is executable too.
+    executable: bool = False
+    #: Its lines are the origin's own (the same shape as `SourceFile`'s, for locating).
+    line_origin: None = None
+
+    @cached_property
+    def text(self) -> str | None:
+        """The file as UTF-8 text (a leading BOM dropped); None when it is not text: not
+        UTF-8, or holding a NUL byte."""
+        if b"\0" in self.data:
+            return None
+        try:
+            return self.data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            return None
+
+    def origin_line(self, line: int | None) -> int | None:
+        """The line of `origin` that line `line` of this file came from: the same line."""
+        return line
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """A file of a project that was not read (so neither judged nor copied into the
+    sandbox), and why."""
+
+    relpath: str
+    size: int  # bytes, when it was listed
+    executable: bool
+    reason: str  # "4.2 MB, above the 4 MB a file other than source may hold"
+
+
+@dataclass(frozen=True)
 class CodeUnit:
     """All modules of one task's code; `key` is stable across runs and machines."""
 
@@ -66,9 +129,27 @@ class CodeUnit:
     is_project: bool  # a directory of modules, not one module
     #: The project folder's own name when it holds `__init__.py` (it is a package).
     root_package: str | None = None
+    #: A project's files that are source in no language, in path order (none for code
+    #: given as one module).
+    other_files: tuple[OtherFile, ...] = ()
+    #: A project's files left out by the bounds on other files, in path order.
+    left_out: tuple[LeftOut, ...] = ()
 
-    def file(self, relpath: str) -> SourceFile | None:
-        return next((f for f in self.files if f.relpath == relpath), None)
+    def file(self, relpath: str) -> SourceFile | OtherFile | None:
+        """The source or other file at `relpath` (where a finding about it is located)."""
+        found = next((f for f in self.files if f.relpath == relpath), None)
+        return found if found is not None else self.other_file(relpath)
+
+    def other_file(self, relpath: str) -> OtherFile | None:
+        """The other file (not source) at `relpath`, if the unit holds one."""
+        return next((f for f in self.other_files if f.relpath == relpath), None)
+
+    def others_in(self, scope: Scope) -> tuple[OtherFile, ...]:
+        """The other files `scope` covers. They have no module name, so only `files` /
+        `exclude-files` patterns decide: a scope given by `modules` alone covers none."""
+        if scope.is_everything:
+            return self.other_files
+        return tuple(f for f in self.other_files if scope.covers(f.relpath, None))
 
     @cached_property
     def languages(self) -> frozenset[str]:
@@ -116,10 +197,11 @@ def load_unit(spec: CodeSpec, task_path: Path, key: str, module: str | None = No
     raise `Undecidable` ("no-code", "missing-file"...) if there is none."""
     if spec.kind == "directory":
         folder = task_path.parent / spec.value
-        files = _read_directory(folder, spec.exclude)
+        files, others, left_out = _read_directory(folder, spec.exclude)
         main = module or _only_top_module(tuple(f for f in files if f.language == PYTHON.name))
         package = folder.resolve().name if (folder / "__init__.py").is_file() else None
-        return _bounded(CodeUnit(key, files, main, is_project=True, root_package=package))
+        unit = CodeUnit(key, files, main, True, package, others, left_out)
+        return _bounded(unit)
     written_in = language_of_file(spec.value) if spec.kind == "file" else None
     if written_in is not None:
         path = (task_path.parent / spec.value).resolve()
@@ -207,7 +289,9 @@ def _response_file(path: Path) -> SourceFile:
     return SourceFile(f"{SINGLE_MODULE}.py", extracted.text, path, tuple(extracted.line_origin))
 
 
-def _read_file(path: Path, relpath: str, language: str = PYTHON.name) -> SourceFile:
+def _read_file(
+    path: Path, relpath: str, language: str = PYTHON.name, *, executable: bool = False
+) -> SourceFile:
     try:
         text = path.read_bytes().decode("utf-8-sig")
     except OSError as exc:
@@ -216,32 +300,111 @@ def _read_file(path: Path, relpath: str, language: str = PYTHON.name) -> SourceF
         raise Undecidable("syntax-error", f"{path} is not valid UTF-8") from None
     if not text.strip():
         raise Undecidable("no-code", f"{path} is empty")
-    return SourceFile(relpath, text, path, language=language)
+    return SourceFile(relpath, text, path, language=language, executable=executable)
 
 
-def _read_directory(root: Path, exclude: Sequence[str]) -> tuple[SourceFile, ...]:
-    """Every source file of the project at `root` as git would list it (`.gitignore`
-    honoured, vendored, built and virtualenv folders skipped, `exclude` applied), each
-    in the language its suffix names."""
+def _read_directory(
+    root: Path, exclude: Sequence[str]
+) -> tuple[tuple[SourceFile, ...], tuple[OtherFile, ...], tuple[LeftOut, ...]]:
+    """Every file of the project at `root` as git would list it (`.gitignore` honoured,
+    vendored, built and virtualenv folders skipped, `exclude` applied): the source files,
+    each in the language its suffix names; the other files as bytes, within their bounds;
+    and the other files those bounds left out."""
     try:
-        listed = source_files(root, exclude)
+        listed = every_file(root, exclude)
     except InvalidPatternError as exc:
         raise Undecidable("invalid-task", str(exc)) from None
     except OSError as exc:
         raise Undecidable("missing-file", f"cannot read {root}: {exc.strerror}") from None
     found: list[SourceFile] = []
+    others: list[str] = []
     for rel in listed:
-        written_in = language_of_path(rel) or PYTHON
+        written_in = language_of_path(rel)
+        if written_in is None:
+            if not rel.endswith(COMPILED_SUFFIXES):
+                others.append(rel)
+            continue
+        executable = _is_executable(root / rel)
         try:
-            found.append(_read_file(root / rel, rel, written_in.name))
+            found.append(_read_file(root / rel, rel, written_in.name, executable=executable))
         except Undecidable as exc:
             if exc.kind != "no-code":  # an empty __init__.py is normal
                 raise
-            found.append(SourceFile(rel, "", root / rel, language=written_in.name))
+            found.append(SourceFile(rel, "", root / rel, None, written_in.name, executable))
     if not any(f.text.strip() for f in found):
         named = " or ".join(lang.name.capitalize() for lang in languages())
         raise Undecidable("no-code", f"no {named} code under {root}")
-    return tuple(found)
+    kept, left_out = _read_others(root, others)
+    return tuple(found), kept, left_out
+
+
+def _read_others(
+    root: Path, listed: Sequence[str]
+) -> tuple[tuple[OtherFile, ...], tuple[LeftOut, ...]]:
+    """The files at `listed` (relative to `root`, in path order) as bytes, within the
+    bounds on other files; those the bounds leave out, and why. A file that cannot be
+    read is a `missing-file` error, as a source file's is."""
+    kept: list[OtherFile] = []
+    left_out: list[LeftOut] = []
+    total = 0
+    for rel in listed:
+        path = root / rel
+        try:
+            info = path.stat()
+        except OSError as exc:
+            raise Undecidable("missing-file", f"cannot read {path}: {exc.strerror}") from None
+        size, executable = info.st_size, bool(info.st_mode & stat.S_IXUSR)
+        why = _too_much(size, total, len(kept))
+        if why is None:
+            data = _read_bytes(path, MAX_OTHER_FILE_BYTES)
+            size = len(data)
+            why = _too_much(size, total, len(kept))  # it grew since it was listed
+        if why is not None:
+            left_out.append(LeftOut(rel, size, executable, why))
+            continue
+        total += size
+        kept.append(OtherFile(rel, data, path, executable))
+    return tuple(kept), tuple(left_out)
+
+
+def _too_much(size: int, total: int, count: int) -> str | None:
+    """Why a file other than source of `size` bytes is left out, after `count` files of
+    `total` bytes were kept; None when it fits."""
+    if size > MAX_OTHER_FILE_BYTES:
+        return (
+            f"{_megabytes(size)}, above the {_megabytes(MAX_OTHER_FILE_BYTES)} a file other "
+            "than source may hold"
+        )
+    if total + size > MAX_OTHER_BYTES:
+        return (
+            f"{_megabytes(size)} more would take the project's files other than source past "
+            f"{_megabytes(MAX_OTHER_BYTES)}"
+        )
+    if count >= MAX_OTHER_FILES:
+        return f"the project has more than {MAX_OTHER_FILES} files other than source"
+    return None
+
+
+def _megabytes(size: int) -> str:
+    return f"{size / (1024 * 1024):.1f} MiB".replace(".0 MiB", " MiB")
+
+
+def _read_bytes(path: Path, limit: int) -> bytes:
+    """At most `limit` + 1 bytes of `path` (enough to tell it is above `limit`)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(limit + 1)
+    except OSError as exc:
+        raise Undecidable("missing-file", f"cannot read {path}: {exc.strerror}") from None
+
+
+def _is_executable(path: Path) -> bool:
+    """Whether the file's owner may execute it (False when it cannot be asked: reading it
+    reports that)."""
+    try:
+        return bool(os.stat(path).st_mode & stat.S_IXUSR)
+    except OSError:
+        return False
 
 
 def _only_top_module(files: tuple[SourceFile, ...]) -> str | None:

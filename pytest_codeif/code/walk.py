@@ -8,7 +8,9 @@ What is listed, and why:
 
 - Only source files of the registered languages (see `languages.py`): for Python,
   ``*.py`` files. Stubs (``.pyi``) are not listed: they hold no code that runs, and the
-  evaluation has only ever read ``.py`` files. `python_files` lists Python's alone.
+  evaluation has only ever read ``.py`` files. `python_files` lists Python's alone;
+  `every_file` lists every file the same rules keep (``run.sh``, ``requirements.txt``,
+  ``.env``, templates...: a `directory:` task's whole project travels to the sandbox).
 - ``.gitignore`` files are honoured with git's semantics, the way ``git ls-files --others
   --exclude-standard`` lists untracked files: the root's and nested ones (patterns
   relative to the folder that holds them), negation, folder-only, anchored and ``**``
@@ -116,12 +118,18 @@ class ProjectFiles:
     """The Python files of a project, and what was left out."""
 
     files: tuple[str, ...]  # POSIX paths relative to the root, sorted by code point
-    skipped: tuple[Skipped, ...]  # sorted by path; non-Python files are not reported
+    skipped: tuple[Skipped, ...]  # sorted by path; only files of the kinds listed
 
 
 def source_files(root: Path, exclude: Sequence[str] = ()) -> list[str]:
     """Like `python_files`, for the source files of every registered language."""
     return list(scan_project(root, exclude, source_suffixes()).files)
+
+
+def every_file(root: Path, exclude: Sequence[str] = ()) -> list[str]:
+    """Like `python_files`, for every file whatever its name (source or not): what the
+    same ignore rules keep of a project."""
+    return list(scan_project(root, exclude, None).files)
 
 
 def python_files(root: Path, exclude: Sequence[str] = ()) -> list[str]:
@@ -136,10 +144,10 @@ def python_files(root: Path, exclude: Sequence[str] = ()) -> list[str]:
 
 
 def scan_project(
-    root: Path, exclude: Sequence[str] = (), suffixes: tuple[str, ...] = PYTHON.suffixes
+    root: Path, exclude: Sequence[str] = (), suffixes: tuple[str, ...] | None = PYTHON.suffixes
 ) -> ProjectFiles:
-    """Like `python_files` (for files ending in one of `suffixes`), also telling which
-    folders and source files were skipped, and why."""
+    """Like `python_files` (for files ending in one of `suffixes`; every file for None),
+    also telling which folders and listed kinds of files were skipped, and why."""
     if isinstance(exclude, str):
         raise TypeError("exclude is a sequence of patterns, not a single string")
     task_rules = tuple(rule for pattern in exclude if (rule := _exclude_rule(pattern)))
@@ -177,7 +185,7 @@ def scan_project(
                 skipped.append(Skipped(f"{relpath}/", *why))
         dirs[:] = kept
         for name in names:
-            if not name.endswith(suffixes):
+            if suffixes is not None and not name.endswith(suffixes):
                 continue
             relpath = _join(here, name)
             why = rules.ignoring(relpath, is_dir=False) or _outside(

@@ -122,15 +122,27 @@ class VerdictCache:
         return hashlib.sha256(blob.encode()).hexdigest()
 
     def _digest(self, unit: CodeUnit) -> str:
-        """A hash of every file of `unit` (path, origin, text), computed once per unit: a
-        project's constraints share it (on 1,000 files, each key cost 40 ms)."""
+        """A hash of every file of `unit` (path, origin, executable bit, text; a
+        project's other files by their bytes, and the files its bounds left out by their
+        size), computed once per unit: a project's constraints share it (on 1,000 files,
+        each key cost 40 ms). A changed `requirements.txt` or `run.sh` is changed code."""
         kept = self._digests.get(unit.key)
         if kept is not None and kept[0] is unit:
             return kept[1]
         digest = hashlib.sha256()
-        for f in unit.files:
-            head = json.dumps([f.relpath, str(f.origin), f.line_origin]).encode()
-            body = f.text.encode("utf-8", "surrogatepass")
+        parts: list[tuple[list[object], bytes]] = [
+            (
+                [f.relpath, str(f.origin), f.line_origin, f.executable],
+                f.text.encode("utf-8", "surrogatepass"),
+            )
+            for f in unit.files
+        ]
+        parts += [
+            ([o.relpath, str(o.origin), "other", o.executable], o.data) for o in unit.other_files
+        ]
+        parts += [([o.relpath, o.size, "left-out", o.executable], b"") for o in unit.left_out]
+        for what, body in parts:
+            head = json.dumps(what).encode()
             # Lengths first, so no two different files hash alike by shifting bytes.
             digest.update(f"{len(head)}:{len(body)}:".encode())
             digest.update(head)

@@ -6,7 +6,7 @@ import shutil
 from pathlib import Path
 
 from pytest_codeif.code.unit import CodeUnit
-from pytest_codeif.sandbox.code_folder import write_folder
+from pytest_codeif.sandbox.code_folder import CodeFiles, write_folder
 
 
 def runs_root(workdir: Path) -> Path:
@@ -21,9 +21,15 @@ def run_paths(workdir: Path, unit: CodeUnit, name: str) -> tuple[Path, Path]:
     return base / "code", base / "io"
 
 
-def unit_files(unit: CodeUnit) -> dict[str, bytes]:
-    """The unit's files as a run's code folder holds them."""
-    return {source.relpath: source.text.encode("utf-8") for source in unit.files}
+def unit_files(unit: CodeUnit) -> CodeFiles:
+    """The unit's files as a run's code folder holds them: its source files and, for a
+    project, its other files (`run.sh`, `requirements.txt`, `.env`...) byte for byte,
+    each executable when it was."""
+    files = CodeFiles({source.relpath: source.text.encode("utf-8") for source in unit.files})
+    files.update((other.relpath, other.data) for other in unit.other_files)
+    files.executable.update(f.relpath for f in unit.files if f.executable)
+    files.executable.update(f.relpath for f in unit.other_files if f.executable)
+    return files
 
 
 def run_folders(workdir: Path, unit: CodeUnit, name: str) -> tuple[Path, Path]:

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from pytest_codeif.sandbox.code_folder import write_folder
+from pytest_codeif.sandbox.code_folder import EXECUTABLE_MODE, file_mode, write_folder
 from pytest_codeif.sandbox.inside import MAX_MESSAGE, SETUP_FAILED
 from pytest_codeif.sandbox.isolation import (
     SCRATCH_BYTES,
@@ -229,11 +229,18 @@ class ForkServer:
 
 @contextlib.contextmanager
 def _code_blob(files: Mapping[str, bytes]) -> Iterator[int]:
-    """A memory file holding the code folder's files, marshalled (read by the server,
-    which trusts its parent; code under evaluation never sees it)."""
+    """A memory file holding the code folder's files and the paths of the executable
+    ones, marshalled (read by the server, which trusts its parent; code under evaluation
+    never sees it)."""
     fd = os.memfd_create("codeif-code", os.MFD_CLOEXEC)
     try:
-        os.write(fd, marshal.dumps({str(k): bytes(v) for k, v in files.items()}))
+        contents = {str(k): bytes(v) for k, v in files.items()}
+        executable = [k for k in contents if file_mode(files, k) == EXECUTABLE_MODE]
+        blob = memoryview(marshal.dumps((contents, executable)))
+        # os.write may write less than asked (a project's blob is megabytes): all of it.
+        written = 0
+        while written < len(blob):
+            written += os.write(fd, blob[written:])
         os.lseek(fd, 0, os.SEEK_SET)
         yield fd
     finally:

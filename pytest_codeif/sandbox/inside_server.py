@@ -273,7 +273,9 @@ class _Server:
             libc.mount("tmpfs", shared, "tmpfs", _MS_NOSUID | _MS_NODEV, "mode=0755")
         _make_dirs(task.code)
         with os.fdopen(os.dup(task.files_fd), "rb") as blob:
-            files: dict[str, bytes] = marshal.load(blob)  # noqa: S302 - from our parent
+            loaded = marshal.load(blob)  # noqa: S302 - from our parent
+        files: dict[str, bytes] = loaded[0]
+        executable = frozenset(loaded[1])  # kept runnable: a project's `./run.sh`
         # The code on a tmpfs of its own, written here (root, or the server's uid), then
         # made read-only: the run reads it at the path it would have on disk.
         size = sum(len(data) + 8192 for data in files.values()) + (1 << 20)
@@ -285,7 +287,7 @@ class _Server:
             _make_dirs(os.path.dirname(target))
             with open(target, "wb") as handle:
                 handle.write(data)
-            os.chmod(target, 0o644)
+            os.chmod(target, 0o755 if relpath in executable else 0o644)
         read_only = _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV
         libc.mount(None, task.code, None, read_only)
 
