@@ -165,6 +165,11 @@ class Stage:
             for name in ("CODEIF_SERVICE_URL", "DATABASE_URL")
             if name in self.env
         }
+        memory = plan.get("memory") or {}
+        #: Address space of each child (bytes): `large` for the service and Node.js
+        #: (Newman), whose heap reservations exceed a plain run's limit.
+        self.memory = _bytes(memory.get("default"))
+        self.large_memory = _bytes(memory.get("large")) or self.memory
         self.service: spawn.Child | None = None
         self.database: spawn.Child | None = None
         self.service_ready = False
@@ -334,7 +339,8 @@ class Stage:
     ) -> int | None:
         """Run a database tool to its end (or the deadline), its output to the log."""
         with _log_file(log_path) as log:
-            child = self.spawner.start(spawn.Job(argv, env, folder, stdout=log, stderr=log))
+            job = spawn.Job(argv, env, folder, stdout=log, stderr=log, memory=self.memory)
+            child = self.spawner.start(job)
         spawn.communicate(child, {}, deadline)
         ending = child.finish()
         return ending.exit
@@ -370,7 +376,8 @@ class Stage:
         folder = self.copy_code("service")
         argv = [str(a) for a in spec["argv"]]
         with _log_file(log_path) as log:
-            self.service = self.spawner.start(spawn.Job(argv, env, folder, stdout=log, stderr=log))
+            job = spawn.Job(argv, env, folder, stdout=log, stderr=log, memory=self.large_memory)
+            self.service = self.spawner.start(job)
         while not self.service.ended():
             if http.probe(port, ready, deadline - time.monotonic()):
                 self.service_ready = True
@@ -434,7 +441,7 @@ class Stage:
         try:
             feed = None if stdin is None else str(stdin).encode()
             timed_out, ending = self._run_piped(
-                spawn.Job(argv, self.env, folder),
+                spawn.Job(argv, self.env, folder, memory=self.memory),
                 out=out,
                 err=err,
                 timeout=float(step.get("timeout", 10)),
@@ -515,7 +522,7 @@ class Stage:
             delay_ms=int(step.get("delay_request", 0) or 0),
         )
         out, err = text.Capture(TOOL_OUTPUT, TOOL_OUTPUT), text.Capture(TOOL_OUTPUT, TOOL_OUTPUT)
-        job = spawn.Job(argv, {**self.env, "HOME": where}, folder)
+        job = spawn.Job(argv, {**self.env, "HOME": where}, folder, memory=self.large_memory)
         timed_out, ending = self._run_piped(job, out=out, err=err, timeout=timeout, feed=None)
         record: dict[str, Any] = {
             "exit": None if timed_out else ending.exit,
@@ -558,7 +565,7 @@ class Stage:
         channel = text.Capture(PYTEST_CHANNEL_BYTES)
         try:
             timed_out, ending = self._run_piped(
-                spawn.Job(argv, env, folder),
+                spawn.Job(argv, env, folder, memory=self.memory),
                 out=out,
                 err=err,
                 timeout=float(step.get("timeout", 60)),
@@ -577,6 +584,10 @@ class Stage:
             "stdout": out.both(),
             "stderr": err.both(),
         }
+
+
+def _bytes(value: Any) -> int | None:
+    return value if type(value) is int and value > 0 else None
 
 
 def _base_env(plan: Mapping[str, Any]) -> dict[str, str]:

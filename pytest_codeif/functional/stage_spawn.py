@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import resource
 import select
 import signal
 import time
@@ -68,7 +69,8 @@ SHM_BYTES: Final = 64 * 1024 * 1024
 
 class Job:
     """One program to start: its command line, environment and own folder (its working
-    directory), and the stage's ends of its descriptors (None: /dev/null)."""
+    directory), the stage's ends of its descriptors (None: /dev/null), and its address
+    space limit in bytes (None: the stage's own)."""
 
     def __init__(
         self,
@@ -80,6 +82,7 @@ class Job:
         stdout: int | None = None,
         stderr: int | None = None,
         channel: int | None = None,
+        memory: int | None = None,
     ) -> None:
         self.argv = argv
         self.env = dict(env)
@@ -88,6 +91,7 @@ class Job:
         self.stdout = stdout
         self.stderr = stderr
         self.channel = channel
+        self.memory = memory
 
 
 class Ending:
@@ -303,6 +307,8 @@ class Spawner:
             else:
                 self.libc.die_with_parent()
             _default_signals()
+            if job.memory is not None:  # lowered only: the hard limit is the stage's
+                resource.setrlimit(resource.RLIMIT_AS, (job.memory, job.memory))
             self.become_run_user()
             if self.denied is not None:
                 self.denied.install()

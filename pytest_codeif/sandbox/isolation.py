@@ -164,6 +164,8 @@ class Isolation:
         give them the run's uid, and CAP_KILL, to stop what runs as that uid (the stage
         itself stays root, in its own pid namespace, where only its children run)."""
         paths = _read_only([*_python_dirs(), code_dir, *binds])
+        # bwrap made /etc (for ld.so.cache) 0700: the run's uid must read the files here.
+        paths += ["--chmod", "0755", "/etc"]
         for source, target in files:
             paths += ["--ro-bind", str(source), target]
         paths += ["--perms", "0755", "--size", str(STAGE_SCRATCH_BYTES), "--tmpfs", STAGE_PRIVATE]

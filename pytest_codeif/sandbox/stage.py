@@ -63,6 +63,9 @@ STAGE_FILE_BYTES: Final = 64 * MIB
 #: Processes (and threads) the run's uid may have: a database, a service with workers,
 #: Node.js' threads.
 STAGE_PROCESSES: Final = 256
+#: Address space of the service and of Node.js (Newman): V8 reserves more than a plain
+#: run's 1 GiB (Newman aborts below 2 GiB), as Node.js services do.
+LARGE_MEMORY_BYTES: Final = 4096 * MIB
 #: Bytes of the channel read (the stage writes at most 48 MiB, see CHANNEL_BUDGET).
 CHANNEL_BYTES: Final = 64 * MIB
 #: Bytes of a Newman collection passed to the stage.
@@ -75,7 +78,7 @@ NSSWITCH: Final = "".join(
 )
 
 
-def run_stage(
+def run_stage(  # noqa: PLR0917 - as run_python, with the files of the code folder
     plan: Mapping[str, Any],
     files: Mapping[str, bytes],
     code_dir: Path,
@@ -120,6 +123,10 @@ def run_stage(
             "env": {**scrubbed_env(), **dict(plan.get("env") or {})},
             "private": STAGE_PRIVATE if nested else str(private),
             "work": STAGE_WORK,
+            "memory": {
+                "default": limits.memory_bytes,
+                "large": max(limits.memory_bytes, LARGE_MEMORY_BYTES),
+            },
         }
         run_files = stack.enter_context(RunFiles(io_dir, json.dumps(full).encode()))
         channel = run_files.outputs["channel"]
@@ -168,8 +175,10 @@ def run_stage(
 
 
 def stage_rlimits(limits: Limits, isolation: Isolation) -> list[tuple[int, int]]:
-    """A run's rlimits, with STAGE_FILE_BYTES per file and STAGE_PROCESSES processes."""
+    """A run's rlimits, with STAGE_FILE_BYTES per file, STAGE_PROCESSES processes and
+    the address space of the largest child (each child gets its own, lower or equal)."""
     pairs = dict(rlimits(limits, isolation))
+    pairs[resource.RLIMIT_AS] = max(limits.memory_bytes, LARGE_MEMORY_BYTES)
     pairs[resource.RLIMIT_FSIZE] = max(limits.file_bytes, STAGE_FILE_BYTES)
     own = 0 if isolation.as_nobody else len(processes_of(os.getuid()))
     pairs[resource.RLIMIT_NPROC] = own + STAGE_PROCESSES
