@@ -385,21 +385,55 @@ def test_a_hostile_service_and_case_cannot_reach_the_stage_or_forge(tmp_path: Pa
     assert first(records, "service_end")["exited"] is None
 
 
+#: Leaves a listener behind (`leave`), or says whether it is still there (`look`).
+LISTENER = """
+import os, socket, sys, time
+if sys.argv[1] == "leave":
+    if os.fork() == 0:
+        os.setsid()
+        server = socket.socket()
+        server.bind(("127.0.0.1", 9999))
+        server.listen()
+        while True:
+            time.sleep(1)
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", 9999), timeout=1).close()
+            break
+        except OSError:
+            time.sleep(0.01)
+    print("left a listener")
+else:
+    try:
+        socket.create_connection(("127.0.0.1", 9999), timeout=5).close()
+        print("still there")
+    except ConnectionRefusedError:
+        print("gone")
+"""
+
+
 @needs_bwrap
 def test_a_case_is_over_when_its_program_ends(tmp_path: Path) -> None:
-    """What a program leaves running dies with it: the next case sees a file that no
-    longer grows (the stage's /tmp is shared by its cases)."""
+    """What a program leaves running dies with it (the listener it left is gone for the
+    next case, which shares its network), and its /tmp is its own."""
+    service = "open('/tmp/service-was-here', 'w').write('x')\n" + SERVICE
     steps = [
-        cli("(while :; do echo x >> /tmp/ticks; sleep 0.01; done) & sleep 0.1; exit 0"),
-        cli('a=$(wc -c < /tmp/ticks); sleep 0.3; [ "$a" = "$(wc -c < /tmp/ticks)" ] && echo still'),
+        cli(["python", "listener.py", "leave"]),
+        cli(["python", "listener.py", "look"]),
+        cli("touch /tmp/case-was-here"),
+        cli("ls /tmp/case-was-here /tmp/service-was-here 2>&1 | wc -l; ls /tmp/case-was-here"),
         cli("sleep 30", timeout=0.5),
     ]
-    _, records = run(tmp_path, {"env": {}, "steps": steps}, {"a.txt": b"a"})
+    plan = service_plan(steps)
+    files = {"app.py": service.encode(), "listener.py": LISTENER.encode()}
+    _, records = run(tmp_path, plan, files)
     by_step = step_records(records)
-    assert by_step[0]["exit"] == 0
-    assert by_step[1]["stdout"] == "still\n"
-    assert by_step[2]["timed_out"] is True
-    assert by_step[2]["exit"] is None
+    assert by_step[0]["stdout"] == "left a listener\n"
+    assert by_step[1]["stdout"] == "gone\n"
+    assert by_step[3]["stdout"] == "2\n"
+    assert "No such file" in by_step[3]["stderr"]
+    assert by_step[4]["timed_out"] is True
+    assert by_step[4]["exit"] is None
     assert records[-1] == {"done": True}
 
 

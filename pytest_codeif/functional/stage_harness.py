@@ -137,6 +137,9 @@ class Stage:
     """One stage: the plan, the channel, and the children it started."""
 
     def __init__(self, plan: Mapping[str, Any], channel: Channel) -> None:
+        # What is not there cannot be imported from, whatever a child writes later
+        # (the interpreter's folders are read-only; /tmp is the children's).
+        sys.path[:] = [p for p in sys.path if os.path.exists(p)]
         self.plan = plan
         self.channel = channel
         self.code = str(plan["code"])
@@ -151,6 +154,8 @@ class Stage:
             private=self.private,
             work=str(plan["work"]),
             denied=inside.run_filter(),
+            stash=str(plan.get("stash", "")),
+            tmp_binds=[str(p) for p in plan.get("tmp_binds") or []],
         )
         self.logs = os.path.join(self.private, "logs")
         self.users = os.path.join(self.private, "u")

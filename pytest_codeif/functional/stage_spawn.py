@@ -7,11 +7,13 @@ is started by a *keeper* the stage forks, and the keeper forks the program:
 - nested (bubblewrap): the keeper is pid 1 of a new pid namespace, in new mount and IPC
   namespaces, with a fresh /proc (only its own processes in it), its own folder bound at
   the work mount point (its working directory), the stage's private folder covered by
-  an empty read-only tmpfs, / and /dev read-only, and a /dev/shm of its own. From there
-  the program can neither see, trace nor signal the stage or any other child, nor open
-  what the stage keeps. When the program ends the keeper reports how, and exits: the
-  kernel kills everything left in the namespace, so a case's files are read once
-  nothing of it runs. Killing the keeper kills the whole namespace.
+  an empty read-only tmpfs, / and /dev read-only, and a /tmp and a /dev/shm of its own
+  (the read-only folders under the sandbox's /tmp bound again). From there the program
+  can neither see, trace nor signal the stage or any other child, open what the stage
+  keeps, nor leave anything where another child looks. When the program ends the
+  keeper reports how, and exits: the kernel kills everything left in the namespace, so
+  a case's files are read once nothing of it runs. Killing the keeper kills the whole
+  namespace.
 - `process` backend: the keeper leads a process group of its own (killed as a whole),
   and dies with the stage; nothing else is isolated.
 
@@ -38,7 +40,7 @@ import time
 
 TYPE_CHECKING = False  # typing itself is not imported: the stage starts without it
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
     from typing import Final, NoReturn
 
     from pytest_codeif.functional.stage_text import Capture
@@ -65,6 +67,9 @@ _MS_REC: Final = 16384
 _MS_PRIVATE: Final = 1 << 18
 #: A child's own /dev/shm (POSIX semaphores, shared memory of a service's workers).
 SHM_BYTES: Final = 64 * 1024 * 1024
+#: A child's own /tmp, and its size.
+_TMP: Final = "/tmp"  # noqa: S108 - a tmpfs of the child's own
+TMP_BYTES: Final = 256 * 1024 * 1024
 
 
 class Job:
@@ -189,12 +194,18 @@ class Spawner:
         private: str,
         work: str,
         denied: Filter | None,
+        stash: str = "",
+        tmp_binds: Sequence[str] = (),
+        tmp_bytes: int = TMP_BYTES,
     ) -> None:
         self.libc = libc
         self.nested = nested
         self.uid = uid
         self.private = private
         self.work = work
+        self.stash = stash
+        self.tmp_binds = [str(p) for p in tmp_binds if str(p).startswith(_TMP + "/")]
+        self.tmp_bytes = tmp_bytes
         self.denied = denied
         if nested:  # the keepers become the stage's children when their parent exits
             libc.subreaper()
@@ -278,12 +289,34 @@ class Spawner:
         libc.mount(folder, self.work, None, _MS_BIND | _MS_REC)
         hidden = _MS_RDONLY | _MS_NOSUID | _MS_NODEV
         libc.mount("tmpfs", self.private, "tmpfs", hidden, "size=4096,mode=0555")
+        self._fresh_tmp()
         frozen = _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV
         for place in ("/", "/dev"):
             libc.mount(None, place, None, frozen)
         libc.mount("proc", "/proc", "proc", _MS_NOSUID | _MS_NODEV | _MS_NOEXEC)
         shm = f"size={SHM_BYTES},mode=1777"
         libc.mount("tmpfs", "/dev/shm", "tmpfs", _MS_NOSUID | _MS_NODEV, shm)  # noqa: S108
+
+    def _fresh_tmp(self) -> None:
+        """A /tmp of the child's own: nothing one child writes there reaches another
+        (a module planted in /tmp/node_modules, say, where Node.js would look). The
+        read-only folders bound under the sandbox's /tmp (the interpreter, the code,
+        tools) are kept aside on the stash, bound back read-only, and the stash let go."""
+        libc = self.libc
+        libc.mount(_TMP, self.stash, None, _MS_BIND | _MS_REC)
+        scratch = f"size={self.tmp_bytes},mode=1777"
+        libc.mount("tmpfs", _TMP, "tmpfs", _MS_NOSUID | _MS_NODEV, scratch)
+        read_only = _MS_REMOUNT | _MS_BIND | _MS_RDONLY | _MS_NOSUID | _MS_NODEV
+        for place in sorted(self.tmp_binds, key=len):
+            kept = os.path.join(self.stash, os.path.relpath(place, _TMP))
+            if os.path.isdir(kept):
+                _make_dirs(place)
+            else:
+                _make_dirs(os.path.dirname(place))
+                os.close(os.open(place, os.O_WRONLY | os.O_CREAT, 0o644))
+            libc.mount(kept, place, None, _MS_BIND | _MS_REC)
+            libc.mount(None, place, None, read_only)
+        libc.detach(self.stash)
 
     def _exec(self, job: Job) -> NoReturn:
         """The program's process: descriptors, session, signals, uid, capabilities,
@@ -528,6 +561,17 @@ def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
+
+
+def _make_dirs(path: str) -> None:
+    """Create `path` and its missing parents, 0755: mount points the child can reach."""
+    missing: list[str] = []
+    while not os.path.isdir(path):
+        missing.append(path)
+        path = os.path.dirname(path)
+    for folder in reversed(missing):
+        os.mkdir(folder)
+        os.chmod(folder, 0o755)  # noqa: S103 - readable by the child, its owner's only
 
 
 def _max_fd() -> int:

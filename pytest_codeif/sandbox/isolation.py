@@ -158,11 +158,12 @@ class Isolation:
         """The sandbox of a stage (`stage.py`): a run's, with a scratch of
         STAGE_SCRATCH_BYTES, the code read-only, the folders `binds` read-only at their
         own place (Newman's packages, say), each (host file, path) of `files` read-only
-        at that path (/etc/hosts...), a private tmpfs at STAGE_PRIVATE, an empty mount
-        point at STAGE_WORK, and the capabilities the stage needs to give each child
-        namespaces of its own: CAP_SYS_ADMIN; as root also CAP_SETUID and CAP_SETGID, to
-        give them the run's uid, and CAP_KILL, to stop what runs as that uid (the stage
-        itself stays root, in its own pid namespace, where only its children run)."""
+        at that path (/etc/hosts...), a private tmpfs at STAGE_PRIVATE, empty mount
+        points at STAGE_WORK and SERVER_STASH, and the capabilities the stage needs to
+        give each child namespaces of its own: CAP_SYS_ADMIN; as root also CAP_SETUID
+        and CAP_SETGID, to give them the run's uid, and CAP_KILL, to stop what runs as
+        that uid (the stage itself stays root, in its own pid namespace, where only its
+        children run)."""
         paths = _read_only([*_python_dirs(), code_dir, *binds])
         # bwrap made /etc (for ld.so.cache) 0700: the run's uid must read the files here.
         paths += ["--chmod", "0755", "/etc"]
@@ -170,6 +171,7 @@ class Isolation:
             paths += ["--ro-bind", str(source), target]
         paths += ["--perms", "0755", "--size", str(STAGE_SCRATCH_BYTES), "--tmpfs", STAGE_PRIVATE]
         paths += ["--perms", "0755", "--dir", STAGE_WORK]
+        paths += ["--perms", "0700", "--dir", SERVER_STASH]  # each child's own /tmp's
         cmd = _sandbox(self.as_nobody, paths, env, STAGE_SCRATCH_BYTES)
         cmd += ["--cap-drop", "ALL", "--cap-add", "CAP_SYS_ADMIN"]
         if self.as_nobody:

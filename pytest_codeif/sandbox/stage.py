@@ -37,10 +37,12 @@ from typing import Any, Final
 from pytest_codeif.sandbox.code_folder import write_folder
 from pytest_codeif.sandbox.isolation import (
     PACKAGE_DIR,
+    SERVER_STASH,
     STAGE_PRIVATE,
     STAGE_WORK,
     Isolation,
     processes_of,
+    python_dirs_in_tmp,
 )
 from pytest_codeif.sandbox.process import (
     MIB,
@@ -106,6 +108,8 @@ def run_stage(  # noqa: PLR0917 - as run_python, with the files of the code fold
     write_folder(code_dir, files)
     io_dir.mkdir(parents=True, exist_ok=True)
     steps = [_with_collection(step) for step in plan.get("steps") or []]
+    bound = _binds(plan, binds)
+    python_dirs = [Path(p) for p in python_dirs_in_tmp()]
     with contextlib.ExitStack() as stack:
         taken = stack.enter_context(SLOTS.take(isolation)) if isolation.as_nobody else None
         uid = taken.uid if taken is not None else None
@@ -123,6 +127,8 @@ def run_stage(  # noqa: PLR0917 - as run_python, with the files of the code fold
             "env": {**scrubbed_env(), **dict(plan.get("env") or {})},
             "private": STAGE_PRIVATE if nested else str(private),
             "work": STAGE_WORK,
+            "stash": SERVER_STASH,
+            "tmp_binds": [str(p) for p in _under_tmp([code_dir, *python_dirs, *bound])],
             "memory": {
                 "default": limits.memory_bytes,
                 "large": max(limits.memory_bytes, LARGE_MEMORY_BYTES),
@@ -141,7 +147,7 @@ def run_stage(  # noqa: PLR0917 - as run_python, with the files of the code fold
                 argv,
                 code_dir,
                 scrubbed_env(),
-                binds=_binds(plan, binds),
+                binds=bound,
                 files=_etc_files(io_dir, uid),
             )
             cwd, env = Path("/"), {}
@@ -221,6 +227,11 @@ def _binds(plan: Mapping[str, Any], given: Sequence[Path]) -> list[Path]:
         wanted += PostgresTools(Path(str(database["bindir"]))).binds
     kept = [p for p in dict.fromkeys(wanted) if p not in collections and p.exists()]
     return kept
+
+
+def _under_tmp(paths: Sequence[Path]) -> list[Path]:
+    """The read-only places under /tmp, which each child's own /tmp binds again."""
+    return [p for p in dict.fromkeys(paths) if p.is_relative_to("/tmp")]
 
 
 def _etc_files(io_dir: Path, uid: int | None) -> list[tuple[Path, str]]:
