@@ -77,6 +77,7 @@ PYTEST_HARNESS: Final = os.path.join(_HERE, "pytest_harness.py")
 INSIDE: Final = os.path.join(_SANDBOX, "inside.py")
 #: Bytes the stage writes to the channel at most (its file size limit is larger).
 CHANNEL_BUDGET: Final = 48 << 20
+CHANNEL_RESERVE: Final = 64 << 10
 #: Bytes of a program's stdout and of its stderr kept.
 OUTPUT_BYTES: Final = 1 << 20
 #: Bytes of each file a case wrote kept, files read per case, and bytes read in all.
@@ -110,7 +111,8 @@ _TEMPLATES: Final = ("postgres", "template0", "template1")
 
 
 class Channel:
-    """The result channel, written by this process only, within CHANNEL_BUDGET."""
+    """The result channel, written by this process only, within CHANNEL_BUDGET (the
+    last CHANNEL_RESERVE bytes kept for the records that end the stage)."""
 
     def __init__(self, fd: int) -> None:
         self.fd = fd
@@ -118,7 +120,8 @@ class Channel:
 
     def emit(self, record: dict[str, Any]) -> None:
         data = (json.dumps(record) + "\n").encode()
-        if len(data) > self.left:
+        final = "done" in record or "service_end" in record
+        if len(data) > self.left - (0 if final else CHANNEL_RESERVE):
             data = (json.dumps(_over_budget(record)) + "\n").encode()
         self.left -= len(data)
         view = memoryview(data)
@@ -329,7 +332,7 @@ class Stage:
         if name in _TEMPLATES:
             return ended()
         createdb = [os.path.join(bindir, "createdb"), "-h", "127.0.0.1", "-p", str(port)]
-        createdb += ["-U", user, name]
+        createdb += ["-U", user, "--no-password", name]
         while True:
             created = self._run_logged(
                 createdb, {**env, "PGPASSWORD": password}, folder, log_path, deadline
@@ -348,6 +351,8 @@ class Stage:
             child = self.spawner.start(job)
         spawn.communicate(child, {}, deadline)
         ending = child.finish()
+        if ending.error is not None:
+            raise OSError(f"the stage could not start {os.path.basename(argv[0])}: {ending.error}")
         return ending.exit
 
     # -- the service ----------------------------------------------------------------------
@@ -362,6 +367,8 @@ class Stage:
             ending = None
             if self.service is not None and not ready_now and self.service.ended():
                 ending = self.service.finish()
+                if ending.error is not None:
+                    error = f"the stage could not start the service: {ending.error}"
             record = {
                 "ready": ready_now,
                 "seconds": round(time.monotonic() - started, 3),
