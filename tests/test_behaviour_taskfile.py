@@ -63,7 +63,7 @@ def test_each_mistake_is_located(pytester: pytest.Pytester) -> None:
             "*at tasks[[]2[]].tests[[]0[]].files.../escape.txt: a file the program writes,"
             " relative to its folder*",
             "*at tasks[[]2[]].tests[[]1[]].request.method: `FETCH` is not one of GET, *",
-            "*lonely-service*`service` is started for the task's `tests`, and it has none*",
+            "*bad.codeif.yaml:24: at tasks[[]3[]].service: `service` is started for the task*",
             "*at tasks[[]4[]].database: `database` names PostgreSQL's; add `databases:"
             " [[]postgres[]]`*",
         ]

@@ -26,6 +26,8 @@ from pytest_codeif.functional.text_expect import text_problem
 from pytest_codeif.outcome import CaseResult
 from pytest_codeif.sandbox.isolation import Isolation
 from pytest_codeif.sandbox.process import Limits, RunResult
+from pytest_codeif.sandbox.stage import run_stage
+from pytest_codeif.sandbox.stage_tools import find_newman, find_postgres
 from pytest_codeif.spec import (
     Behaviour,
     BehaviourCase,
@@ -113,10 +115,6 @@ def run_behaviour(
 ) -> BehaviourRun:
     """Run the behaviour of `unit` in its stage and judge each case; `timeout` is the
     task's, the default of each case."""
-    # TEMPORARY lazy import until sandbox/stage.py lands (being written beside this).
-    from pytest_codeif.sandbox.stage import run_stage  # noqa: PLC0415
-    from pytest_codeif.sandbox.stage_tools import find_postgres  # noqa: PLC0415
-
     if isolation.name != "bubblewrap" and (behaviour.service or behaviour.database):
         message = (
             "a service or database needs the bubblewrap sandbox (its own network "
@@ -124,14 +122,12 @@ def run_behaviour(
         )
         return BehaviourRun(_errors(behaviour, f"{MISSING_TOOL}: {message}"))
     plan: dict[str, Any] = {"env": {}, "database": None, "service": None, "steps": []}
-    binds: list[Path] = []
     files = unit_files(unit)
     env: dict[str, str] = {}
     if behaviour.database is not None:
         tools = find_postgres()
         if tools.bindir is None:
             return BehaviourRun(_errors(behaviour, f"{MISSING_TOOL}: {tools.missing}"))
-        binds.extend(tools.binds)
         db = behaviour.database
         plan["database"] = {
             "kind": "postgres",
@@ -157,12 +153,13 @@ def run_behaviour(
     plan["env"] = env
     code, io = run_paths(workdir, unit, folder)
     for index, case in enumerate(behaviour.cases):
-        step = _step(case, index, code, files=files, timeout=timeout, binds=binds)
+        step = _step(case, index, code, files=files, timeout=timeout)
         if isinstance(step, str):
             return BehaviourRun(_errors(behaviour, step))
         plan["steps"].append(step)
     limits = Limits(timeout=stage_timeout(behaviour, timeout))
-    run = run_stage(plan, files, code, io, limits, isolation, binds=tuple(dict.fromkeys(binds)))
+    # The tools' folders are bound by the stage from the plan (see `sandbox/stage.py`).
+    run = run_stage(plan, files, code, io, limits, isolation)
     return judge(behaviour, run, timeout)
 
 
@@ -173,10 +170,9 @@ def _step(
     *,
     files: dict[str, bytes],
     timeout: float,
-    binds: list[Path],
 ) -> dict[str, Any] | str:
-    """The stage's step for `case`, or why it cannot run here. Files it needs in the
-    code folder are added to `files`, folders to bind read-only to `binds`."""
+    """The stage's step for `case`, or why it cannot run here; files it needs in the
+    code folder are added to `files`."""
     own = _case_timeout(case, timeout)
     if isinstance(case, HttpCase):
         step: dict[str, Any] = {
@@ -201,12 +197,9 @@ def _step(
             "timeout": own,
         }
     if isinstance(case, NewmanCase):
-        from pytest_codeif.sandbox.stage_tools import find_newman  # noqa: PLC0415
-
         newman = find_newman()
         if newman.script is None or newman.node is None or newman.package is None:
             return f"{MISSING_TOOL}: {newman.missing}"
-        binds.extend([*newman.binds, case.collection])
         return {
             "kind": "newman",
             "node": str(newman.node),
