@@ -207,7 +207,8 @@ class CheckContext(Protocol):
 
     def in_scope(self, relpath: str) -> bool:
         """True when the file at `relpath` (unit-relative) is in the constraint's scope;
-        `unit.files` lists every file, in scope or not."""
+        `unit.files` lists every source file, in scope or not, and `unit.other_files`
+        a project's other files (`run.sh`, `.env`), whose scope this answers too."""
         ...
 
     def observed(self) -> list[tuple[CallCase, CaseResult]]:

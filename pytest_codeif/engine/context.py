@@ -15,7 +15,7 @@ import libcst as cst
 
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.suppressions import MYPY_KINDS
-from pytest_codeif.code.unit import CodeUnit, SourceFile
+from pytest_codeif.code.unit import CodeUnit, OtherFile, SourceFile
 from pytest_codeif.engine.tool_batches import ToolBatches
 from pytest_codeif.functional.measure import Request
 from pytest_codeif.outcome import CaseResult, Finding, Undecidable
@@ -41,6 +41,7 @@ class EngineContext:
         unit: CodeUnit,
         files: tuple[SourceFile, ...],
         *,
+        others: tuple[OtherFile, ...] = (),
         task_id: str,
         check_name: str,
         parse: Callable[[SourceFile], ParsedModule],
@@ -53,6 +54,7 @@ class EngineContext:
     ) -> None:
         self._unit = unit
         self._files = files
+        self._other_paths = frozenset(f.relpath for f in others)
         self._task_id = task_id
         self._check_name = check_name
         self._parse = parse
@@ -92,8 +94,9 @@ class EngineContext:
         return parsed
 
     def in_scope(self, relpath: str) -> bool:
-        """True when the file at `relpath` is in the constraint's scope."""
-        return any(source.relpath == relpath for source in self._files)
+        """True when the file at `relpath` (source, or another file of a project: `run.sh`,
+        `.env`) is in the constraint's scope."""
+        return relpath in self._other_paths or any(s.relpath == relpath for s in self._files)
 
     def observed(self) -> list[tuple[CallCase, CaseResult]]:
         """Each call case of the task with its result, from the task's functional run

@@ -10,7 +10,7 @@ from functools import partial
 from pathlib import Path
 
 from pytest_codeif.checks.base import needs_of
-from pytest_codeif.code.unit import CodeUnit, SourceFile
+from pytest_codeif.code.unit import CodeUnit, OtherFile, SourceFile
 from pytest_codeif.engine.context import EngineContext
 from pytest_codeif.engine.evidence import Locations
 from pytest_codeif.engine.sandbox_runs import SandboxRuns
@@ -64,12 +64,14 @@ class Verdicts:
                 check_scope_modules(unit, scope)
             # A file outside the scope may not even parse: it does not spoil the verdict.
             self._units.check_syntax(unit, files)
+            others = unit.others_in(scope)  # a project's run.sh, .env... in scope
             ctx = self._context(
-                unit, task, constraint.check_name, files, code_only=code_only, ahead=ahead
+                unit, task, constraint.check_name, files, others, code_only=code_only, ahead=ahead
             )
             findings = list(constraint.check.evaluate(ctx))
-            if files is not unit.files:  # only findings in scope count (ruff's, mypy's too)
-                shown = {f.relpath for f in files}
+            if files is not unit.files or others is not unit.other_files:
+                # Only findings in scope count (ruff's, mypy's too).
+                shown = {f.relpath for f in files} | {f.relpath for f in others}
                 findings = [
                     f for f in findings if f.in_task_file or f.path is None or f.path in shown
                 ]
@@ -105,15 +107,17 @@ class Verdicts:
         task: Task,
         check_name: str,
         files: tuple[SourceFile, ...],
+        others: tuple[OtherFile, ...],
         *,
         code_only: bool,
         ahead: bool = False,
     ) -> EngineContext:
-        """What a check of `task` sees of `unit` (its `files` in scope), served by the
-        session's caches and runs."""
+        """What a check of `task` sees of `unit` (its `files` and `others` in scope),
+        served by the session's caches and runs."""
         return EngineContext(
             unit,
             files,
+            others=others,
             task_id=task.id,
             check_name=check_name,
             parse=partial(self._units.parsed, unit),
