@@ -21,6 +21,7 @@ from pytest_codeif.checks.defines import DefinesCheck
 from pytest_codeif.checks.django_no_connection import DjangoConnectionCheck
 from pytest_codeif.checks.exemplar import ExemplarCheck
 from pytest_codeif.checks.fastapi_bodies import FastapiBodiesCheck
+from pytest_codeif.checks.files import FilesCheck
 from pytest_codeif.checks.framework import FrameworkCheck
 from pytest_codeif.checks.global_state import GlobalStateCheck
 from pytest_codeif.checks.imports import ImportsCheck
@@ -59,6 +60,7 @@ BUILTIN_CHECKS: tuple[type[Check], ...] = (
     DjangoConnectionCheck,
     ExemplarCheck,
     FastapiBodiesCheck,
+    FilesCheck,
     FrameworkCheck,
     GlobalStateCheck,
     ImportsCheck,

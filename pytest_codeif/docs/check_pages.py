@@ -102,6 +102,26 @@ def _yaml_item(mapping: Mapping[str, Any]) -> str:
     )
 
 
+#: Fence languages of a project sample's files other than Python, by suffix.
+_FENCES: Final = {
+    ".sh": "sh",
+    ".toml": "toml",
+    ".yml": "yaml",
+    ".yaml": "yaml",
+    ".json": "json",
+    ".ini": "ini",
+    ".cfg": "ini",
+}
+
+
+def _fence_language(path: str) -> str:
+    """The fence language a sample file is shown in: Python for modules (and one
+    module's code), else by its suffix (`text` for `requirements.txt`, `.env`...)."""
+    if not path or path.endswith(".py"):
+        return "python"
+    return next((lang for suffix, lang in _FENCES.items() if path.endswith(suffix)), "text")
+
+
 def _sample(check: type[Check], sample: Sample) -> str:
     """The constraint as a task file writes it, the code, and what must be reported."""
     spec = "constraints:\n" + _yaml_item({"check": check.name, **sample.options})
@@ -111,6 +131,8 @@ def _sample(check: type[Check], sample: Sample) -> str:
     files = sample.code if isinstance(sample.code, Mapping) else {"": sample.code}
     for path, text in files.items():
         title = f' title="{path}"' if path else ""
-        parts.append(f"```python{title}\n{text.rstrip() or '# (empty)'}\n```\n")
+        fence = _fence_language(path)
+        empty = "# (empty)" if fence == "python" else "(empty)"
+        parts.append(f"```{fence}{title}\n{text.rstrip() or empty}\n```\n")
     parts += _pinned(sample)
     return "\n".join(parts)
