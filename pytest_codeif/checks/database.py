@@ -10,6 +10,7 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
+from pytest_codeif.checks.shared.config_urls import file_urls
 from pytest_codeif.checks.shared.drivers import DATABASE_NAMES, driver_imports
 from pytest_codeif.checks.shared.import_sites import import_sites, imports_module
 from pytest_codeif.checks.shared.orm_models import Models
@@ -218,6 +219,38 @@ def evidence(module: ParsedModule) -> Iterator[Evidence]:
     yield from _import_evidence(module)
 
 
+@dataclass(frozen=True)
+class FileEvidence:
+    """A connection URL in a project's file other than Python (`.env`, `run.sh`...)."""
+
+    relpath: str
+    line: int
+    database: str
+    what: str
+
+
+_KIND_NAMES: Final = {
+    "environment": "an environment file",
+    "shell": "a script",
+    "compose": "a compose file's `environment`",
+    "settings": "a settings file",
+}
+
+
+def file_evidence(ctx: CheckContext) -> Iterator[FileEvidence]:
+    """The connection URLs of the project's other files in the constraint's scope (see
+    `config_urls.py` for which files are read, and which are test configuration)."""
+    for other in ctx.unit.other_files:
+        if not ctx.in_scope(other.relpath) or other.text is None:
+            continue
+        for url in file_urls(other.relpath, other.text):
+            scheme = url.scheme.split("+", 1)[0].lower()
+            database = _SCHEMES.get(scheme)
+            if database is not None:
+                what = f"a `{url.scheme}://...` connection URL in {_KIND_NAMES[url.kind]}"
+                yield FileEvidence(other.relpath, url.line, database, what)
+
+
 def _database_use(modules: list[ParsedModule]) -> tuple[ParsedModule, cst.CSTNode] | None:
     """Where the code uses a database without naming it: an engine made from a URL
     given elsewhere, a `DATABASES` setting, an ORM model."""
@@ -239,8 +272,8 @@ class DatabaseCheck(Check):
     """The code uses the database it was asked to: SQLite, PostgreSQL, MySQL...
 
     Why: "store it in PostgreSQL" is not met by code that falls back to
-    `sqlite:///dev.db`. Evidence, in the code (non-Python files such as `.env` are not
-    read): connection URLs in string literals and f-strings (`sqlite:///app.db`,
+    `sqlite:///dev.db`. Evidence, in the code: connection URLs in string literals and
+    f-strings (`sqlite:///app.db`,
     `postgresql+psycopg://...`, `mysql+pymysql://...`; docstrings are not evidence),
     URL schemes given to `URL.create(...)` or as `drivername=`/`scheme=`, Django's
     `DATABASES` `ENGINE` (`django.db.backends.postgresql`), pydantic's `PostgresDsn` /
@@ -250,12 +283,25 @@ class DatabaseCheck(Check):
     targets, are not evidence: arguments of string methods (Heroku's
     `url.replace("postgres://", "postgresql://")`) and operands of comparisons.
 
+    In a `directory:` task's other files, connection URLs (`DATABASE_URL=postgresql://...`)
+    in environment files (`.env`, `.env.*`, `*.env`), scripts (`run.sh` and any `*.sh`,
+    `Procfile`, `Dockerfile`), compose files' `environment:` entries
+    (`docker-compose*.yml`, `compose*.yaml`) and settings files (`*.ini`, `*.cfg`,
+    `*.toml`, `*.conf`, `*.yml`, `*.yaml`, `*settings*.json`, `*config*.json`), each at its
+    file and line; comment lines are not read. Test configuration is not evidence
+    (files in a `test`/`tests` folder or named for tests, such as `.env.test`;
+    `pytest.ini`, `tox.ini`, the pytest, tox and coverage sections of `setup.cfg` and
+    `pyproject.toml`), nor are examples (`.env.example`, `*.sample`, `*template*`) or CI
+    files (hidden YAML files such as `.gitlab-ci.yml`). A gitignored `.env` is not part
+    of the project (re-include it with the task's `exclude: ["!.env"]`).
+
     Violated: at each piece of evidence naming another database (a default in
     `os.getenv("DATABASE_URL", "sqlite:///dev.db")` included: that is where the code
     goes when nothing is set), or when the code uses no database at all. Undecidable
     (`no-observations`): the code uses a database (`create_engine(...)`,
-    `create_async_engine`, `DATABASES`, ORM models) but names none, because the URL
-    comes from outside the code. Scope test settings out with `exclude-files`.
+    `create_async_engine`, `DATABASES`, ORM models) but names none, in the code or in
+    those files, because the URL comes from outside the project. Scope test settings out
+    with `exclude-files`.
 
     Options: `is` (`sqlite`, `postgresql`, `mysql`, `oracle` or `mssql`).
 
@@ -316,6 +362,21 @@ class DatabaseCheck(Check):
             """,
             {"is": "postgresql"},
         ),
+        Sample(
+            {
+                "app.py": """
+                    import os
+
+                    from sqlalchemy import create_engine
+
+                    engine = create_engine(os.environ["DATABASE_URL"])
+                    """,
+                ".env": "# a local database\nDATABASE_URL=postgresql://user:password@postgres/conduit\n",
+                ".env.test": "DATABASE_URL=sqlite:///test.db\n",
+                "run.sh": "#!/bin/sh\nexport DATABASE_URL=${DATABASE_URL:-postgresql://postgres/app}\n",
+            },
+            {"is": "postgresql"},
+        ),
     )
     violated_by = (
         Sample(
@@ -358,6 +419,22 @@ class DatabaseCheck(Check):
             {"is": "sqlite"},
             message="no database is used",
         ),
+        Sample(
+            {
+                "app.py": """
+                    import os
+
+                    from sqlalchemy import create_engine
+
+                    engine = create_engine(os.environ["DATABASE_URL"])
+                    """,
+                "run.sh": "#!/bin/sh\nexport DATABASE_URL=sqlite:///app.db\nexec python app.py\n",
+            },
+            {"is": "postgresql"},
+            message="uses SQLite (a `sqlite://...` connection URL in a script)",
+            path="run.sh",
+            line=2,
+        ),
     )
 
     def advise(self) -> str:
@@ -371,35 +448,45 @@ class DatabaseCheck(Check):
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         wanted: str = self.options["is"]
         wanted_name = DATABASE_NAMES[wanted]
+
+        def uses(database: str, what: str) -> str:
+            named = DATABASE_NAMES.get(database, database)
+            return f"uses {named} ({what}), but the database must be {wanted_name}"
+
         modules = ctx.modules()
         found = [e for module in modules for e in evidence(module)]
+        in_files = list(file_evidence(ctx))
         findings = [
-            ctx.report(
-                e.module,
-                e.node,
-                f"uses {DATABASE_NAMES.get(e.database, e.database)} ({e.what}), but the "
-                f"database must be {wanted_name}",
-            )
+            ctx.report(e.module, e.node, uses(e.database, e.what))
             for e in found
+            if e.database != wanted
+        ]
+        findings += [
+            ctx.finding(uses(e.database, e.what), path=e.relpath, line=e.line)
+            for e in in_files
             if e.database != wanted
         ]
         if found:
             return findings
         use = _database_use(modules)
+        if use is not None and in_files:  # the URL the code reads is set beside it
+            return findings
         if use is not None:
             module, node = use
             raise Undecidable(
                 "no-observations",
                 f"the code uses a database ({module.relpath}:{module.line_of(node)}) but does "
                 "not say which: no connection URL, Django ENGINE, driver or dialect import "
-                "names one (the URL comes from outside the code)",
+                "names one, in the code or in its `.env`, scripts, compose or settings "
+                "files (the URL comes from outside the project)",
             )
         path = modules[0].relpath if modules else None
         return [
+            *findings,
             ctx.finding(
                 f"no database is used: no connection URL, Django `ENGINE`, database driver "
                 f"or engine; the database must be {wanted_name}",
                 path=path,
                 line=1,
-            )
+            ),
         ]
