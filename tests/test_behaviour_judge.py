@@ -238,3 +238,19 @@ def test_stage_timeout_sums_every_part() -> None:
     cases = (_http(), _cli(timeout=3.0), NewmanCase("n", HERE, Path("c"), timeout=100.0))
     total = stage_timeout(Behaviour(SERVICE, None, cases), 10.0)
     assert total == pytest.approx(15 + 5 + 10 + 3 + 100)
+
+
+def test_what_could_not_run_for_want_of_the_service_failed() -> None:
+    cases = (NewmanCase("conduit", HERE, Path("c.json")), _cli(), _http(status=200))
+    behaviour = Behaviour(SERVICE, None, cases)
+    run = _run(
+        {"service": {"ready": False, "exited": None, "log": "Address already in use"}},
+        {"step": 0, "error": "the service was not ready"},
+        {"step": 1, "error": "cannot execute python"},
+        {"step": 2, "error": "the service was not ready"},
+        {"done": True},
+    )
+    results = judge(behaviour, run, 10.0).cases
+    assert [r.status for r in results] == ["failed", "failed", "failed"]
+    assert all("was not ready (/health) within 5 s" in r.message for r in results)
+    assert results[0].label == "conduit"  # counted as the whole collection never run

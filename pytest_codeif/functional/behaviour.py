@@ -253,7 +253,9 @@ def judge(behaviour: Behaviour, run: RunResult, timeout: float) -> BehaviourRun:
             results.append(CaseResult(case.label, "error", message, case.location.line))
             continue
         judged = _judge_case(case, observed, run, timeout)
-        if problem and any(r.status != "passed" for r in judged):
+        if problem:
+            # The service did not start: what could not run for want of it failed
+            # because of the code, it is not undecided.
             judged = [r if r.status == "passed" else _with_note(r, problem) for r in judged]
         results.extend(judged)
     log = None
@@ -293,8 +295,9 @@ def _start_problem(
 
 
 def _with_note(result: CaseResult, note: str) -> CaseResult:
+    """`result` failed, saying `note` (why the service was not there)."""
     message = f"{result.message} ({note})" if result.message else note
-    return CaseResult(result.label, result.status, message, result.line)
+    return CaseResult(result.label, "failed", message, result.line)
 
 
 def _unreported(case: BehaviourCase, run: RunResult, problem: str) -> CaseResult:
@@ -362,14 +365,19 @@ def _judge_http(case: HttpCase, record: dict[str, Any]) -> CaseResult:
 def _judge_cli(case: CliCase, record: dict[str, Any], timeout: float) -> CaseResult:
     line = case.location.line
     limit = case.timeout if case.timeout is not None else timeout
-    if record.get("timed_out") or "exit" not in record:
+    if "error" in record:  # nothing was observed: the program could not be started
+        message = f"the program could not be run: {str(record['error'])[:500]}"
+        return CaseResult(case.label, "error", message, line)
+    if record.get("timed_out") or type(record.get("exit")) is not int:
         return CaseResult(case.label, "error", f"timed out after {limit:g} s", line)
-    exit_code = record.get("exit")
+    exit_code = record["exit"]
     problems: list[str] = []
     if exit_code != case.exit:
         stderr = head_tail(str(record.get("stderr", "")), 600)
         said = f"; stderr: {show(stderr, 700)}" if stderr else ""
-        problems.append(f"exit status: expected {case.exit}, got {show(exit_code)}{said}")
+        signal = record.get("signal")
+        how = f"killed by signal {signal}" if type(signal) is int else str(exit_code)
+        problems.append(f"exit status: expected {case.exit}, got {how}{said}")
     for stream in ("stdout", "stderr"):
         expected = getattr(case, stream)
         if expected is not None:
@@ -411,6 +419,9 @@ def _judge_newman(case: NewmanCase, record: dict[str, Any]) -> list[CaseResult]:
             else:
                 results.append(CaseResult(label, "failed", str(error)[:500], line))
     if not results:
+        if "error" in record:
+            message = f"Newman did not run: {str(record['error'])[:500]}"
+            return [CaseResult(case.label, "error", message, line)]
         stderr = head_tail(str(record.get("stderr", "")), 1000)
         how = "timed out" if record.get("timed_out") else f"exited with {record.get('exit')}"
         message = f"Newman reported no assertion ({how}); stderr: {show(stderr, 1100)}"

@@ -43,26 +43,12 @@ def _beside(name: str) -> Any:
     return module
 
 
-class ServiceFixture:
-    """The `codeif_service_url` fixture of a task with a service: the base URL its
-    tests reach it at (also in the environment as CODEIF_SERVICE_URL)."""
-
-    def __init__(self, url: str) -> None:
-        self.url = url
-
-    @pytest.fixture
-    def codeif_service_url(self) -> str:
-        return self.url
-
-
 def work(args: list[str], reporting: Any, link: Any) -> None:
     """The worker: run pytest with the signing reporter; exit with pytest's status."""
     asked = link.receive()
     key = bytes.fromhex(asked["key"])
-    writer = reporting.Writer(link.send, key)
-    url = os.environ.get("CODEIF_SERVICE_URL")
-    plugins = [writer, ServiceFixture(url)] if url else [writer]
-    raise SystemExit(int(pytest.main(args, plugins=plugins)))
+    writer = reporting.Writer(link.send, key)  # with the fixtures codeif_service_url...
+    raise SystemExit(int(pytest.main(args, plugins=[writer])))
 
 
 def checked(record: Any) -> dict[str, str] | None:
