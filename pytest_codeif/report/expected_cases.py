@@ -51,16 +51,17 @@ _Unit = tuple[int, str, Callable[[], int]]
 
 
 def _units(task: Task) -> list[_Unit]:
-    units: list[_Unit] = [(c.location.line, c.label, lambda: 1) for c in task.calls]
+    """Every case of `task`'s file that gives results (labels as the runner gives them)."""
+    units: list[_Unit] = [(c.location.line, str(c.label), lambda: 1) for c in task.calls]
     cases = [*task.pytest_files, *(task.behaviour.cases if task.behaviour else ())]
     for case in cases:
         if isinstance(case, PytestCase):
             units.append((case.location.line, str(case.label), partial(_pytest_cases, case)))
         elif isinstance(case, NewmanCase):
             count = partial(collection_assertions, case.collection)
-            units.append((case.location.line, case.label, count))
+            units.append((case.location.line, str(case.label), count))
         elif isinstance(case, (HttpCase, CliCase)):
-            units.append((case.location.line, case.label, lambda: 1))
+            units.append((case.location.line, str(case.label), lambda: 1))
     return units
 
 
