@@ -311,13 +311,24 @@ def test_cases_that_never_ran_count_all_they_were_to_give(tmp_path: Path) -> Non
     assert assertion_total(task, []) == 13
 
 
-def test_a_failed_case_of_its_own_label_is_one_that_ran(tmp_path: Path) -> None:
-    """Only an error labelled as the case itself says it never ran; a Newman run that
-    reported one failed assertion counts one."""
+def test_a_case_that_gave_none_of_its_own_results_counts_all_it_was_to_give(
+    tmp_path: Path,
+) -> None:
+    """A collection whose service never started fails as one case labelled as itself
+    (Newman reported no assertion): it counts its 7 assertions, as a pytest file that
+    reported nothing of its own counts its 3 tests."""
     task = service_task(tmp_path)
-    found = [case("conduit > r > t", "failed", 11), case("test_api.py", "failed", 12)]
-    # the request, the command line and the call gave nothing: 1 + 1 + 1
-    assert assertion_total(task, found) == 2 + 3
+    found = [
+        case("register", "failed", 10),
+        case("conduit", "failed", 11),
+        case("test_api.py", "failed", 12),
+        case("upper", "passed", 13),
+        case("f(1)", "error", 20),
+    ]
+    assert assertion_total(task, found) == 1 + 7 + 3 + 1 + 1
+    # One result of its own (a Newman assertion, a test) is a run: counted as it is.
+    found[1:3] = [case("conduit > r > t", "failed", 11), case("test_api.py::test_a", "error", 12)]
+    assert assertion_total(task, found) == 1 + 1 + 1 + 1 + 1
 
 
 # -- end to end: records, summary, terminal; -n 0 and -n 2 -----------------------------------

@@ -5,10 +5,12 @@ them failed does (a Newman collection whose service never started counts its ~29
 assertions, not one).
 
 A case of the task file never ran when its line in the task file has no result, or
-only one error per case there, labelled as the case itself (what the runner reports for
-a case that gave nothing: the service not ready, the stage killed, a missing tool, no
-code); a result of a case that ran is labelled below it (`file.py::test_x`,
-`name > request > test`) or is its own call's.
+only one result per case there, labelled as the case itself and not passed (what the
+runner reports for a case that gave none of its own: the service not started, Newman
+reporting no assertion, the stage killed, a missing tool, no code); each result of a
+case that ran is labelled below it (`file.py::test_x`, `name > request > test`). A
+request, a command line and a call give one result labelled as themselves: for them
+the rule changes nothing.
 
 What a case was to give is counted from the task file and the files it names, never by
 running anything: one per call case, HTTP request and command-line case; one per test
@@ -84,10 +86,10 @@ def assertion_total(task: Task, cases: Sequence[CaseEntry]) -> int:
 
 
 def _never_ran(found: Iterable[CaseEntry], asked: Iterable[_Unit]) -> bool:
-    """No result at a line of the task file, or one error per case of it, labelled as
-    the case itself."""
+    """No result at a line of the task file, or one per case of it, labelled as the case
+    itself and not passed."""
     seen = list(found)
-    if any(case["status"] != "error" for case in seen):
+    if any(case["status"] == "passed" for case in seen):
         return False
     labels = sorted(case["label"] for case in seen)
     return labels in ([], sorted(label for _, label, _ in asked))
