@@ -26,6 +26,9 @@ from typing import Any
 import pytest
 from _pytest import python, reports, runner
 
+#: Characters of a test's failure message sent (its head and its tail).
+MESSAGE_CHARACTERS = 1800
+
 
 def sign(key: bytes, payload: str) -> str:
     """The signature the supervisor checks for one record's JSON text."""
@@ -113,4 +116,12 @@ def _short(report: pytest.TestReport | pytest.CollectReport) -> str:
     """The crash line (`assert 1 == 2`), not the whole traceback."""
     crash = getattr(report.longrepr, "reprcrash", None)
     text = str(crash.message) if crash is not None else str(report.longrepr)
-    return " | ".join(line.strip() for line in text.splitlines()[:4] if line.strip())[:500]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if len(lines) > 8:  # the head says what failed, the tail (a server's error) why
+        lines = [*lines[:4], f"[... {len(lines) - 8} lines cut ...]", *lines[-4:]]
+    joined = " | ".join(lines)
+    if len(joined) > MESSAGE_CHARACTERS:
+        half = MESSAGE_CHARACTERS // 2
+        cut = len(joined) - 2 * half
+        joined = f"{joined[:half]} [... {cut} characters cut ...] {joined[-half:]}"
+    return joined

@@ -25,7 +25,7 @@ BESIDE = ("supervisor", "child_report")
 #: Outcome lines written to the channel at most (a test file with more parametrized
 #: cases than this is cut, and the run is a protocol error).
 MAX_RECORDS = 10_000
-MAX_MESSAGE = 500
+MAX_MESSAGE = 2000  # child_report's MESSAGE_CHARACTERS and its marker fit
 OUTCOMES = frozenset({"passed", "failed", "error", "skipped", "collect-error"})
 
 
