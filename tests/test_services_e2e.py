@@ -574,7 +574,7 @@ def test_hostile_programs_never_pass(
 ) -> None:
     copy_fixture(pytester, PROGRAMS / "hostile")
     escaped = tmp_path / "escaped.txt"
-    tests = [
+    tests: list[dict[str, Any]] = [
         {
             "name": "late writer",
             "run": ["python3", "late_writer.py", marker],
