@@ -43,7 +43,8 @@ tasks:
 INJECTION = (
     "boom\n::error file=app.py,line=1::forged\n  \t::add-mask::hunter2\n"
     "::stop-commands::pwned\n\x1b[2J\x1b]8;;https://evil.example/\x07click\x1b]8;;\x07"
-    "\rCR\x9b31m\u202eevil\u202c\x00\x7f\x85::error::after NEL\u2028::x\n##[error]legacy"
+    "\rCR\x9b31m\u202eevil\u202c\x00\x7f\x85::error::after NEL\u2028::x\n##[error]legacy\n"
+    "x ##vso[task.setvariable variable=pass]true"
 )
 
 
@@ -55,7 +56,7 @@ def unsafe(text: str) -> list[str]:
         stripped = line.lstrip()
         if stripped.startswith("::") and not OWN_ANNOTATION.match(stripped):
             found.append(line[:120])
-        if "##[" in line:
+        if "##[" in line or "##vso[" in line:
             found.append(line[:120])
     return found
 
@@ -74,6 +75,7 @@ def test_controls_are_shown_as_escapes_and_commands_broken() -> None:
         "\\x1b[2J\\x1b]8;;https://evil.example/\\x07click\\x1b]8;;\\x07\\rCR\\x9b31m"
         "\\u202eevil\\u202c\\x00\\x7f\\x85::error::after NEL\\u2028::x",
         "##\\[error]legacy",
+        "x ##\\vso[task.setvariable variable=pass]true",
     ]
 
 

@@ -5,7 +5,8 @@ by the code being judged, and the code is hostile. Raw, such text rewrites the t
 (ESC/CSI sequences, `\\r`, OSC 8 links, bidi overrides that reorder what a reader sees)
 and forges GitHub workflow commands: the runner takes any log line that starts with `::`
 after leading blanks (`::error file=...::`, `::add-mask::`, `::stop-commands::`) or holds
-`##[` (its older syntax) as a command. And it can be millions of characters long.
+`##[` (its older syntax) as a command, and Azure Pipelines any line holding `##vso[`.
+And it can be millions of characters long.
 
 `safe_text` is the one function every renderer passes such text through (the terminal
 failure text and summary, junitxml, SARIF, annotations, Markdown feedback, HTML):
@@ -13,8 +14,9 @@ failure text and summary, junitxml, SARIF, annotations, Markdown feedback, HTML)
 - every character Python would not print (`str.isprintable`: C0 and C1 controls, DEL,
   bidi and other format characters, line and paragraph separators, unusual spaces),
   except newline and tab, is shown as its escape, as `repr` shows it (`\\x1b`, `\\u202e`);
-- a line that would start with `::` gets a backslash before it (`\\::error ...`) and
-  `##[` becomes `##\\[`, so no line of it is a workflow command;
+- a line that would start with `::` gets a backslash before it (`\\::error ...`),
+  `##[` becomes `##\\[` and `##vso[` becomes `##\\vso[`, so no line of it is a workflow
+  or logging command;
 - past `limit` characters it is cut, and a note says how much was left out.
 
 Its result is at most `limit` characters, and passing it through again changes nothing.
@@ -35,10 +37,11 @@ MAX_FAILURE: Final = 100_000
 #: Room kept for the note when text is cut (the note is at most 52 characters).
 _NOTE_ROOM: Final = 60
 
-# What needs care: the blanks before a line's `::`, the place between `##` and `[`, and
+# What needs care: the blanks before a line's `::`, the place between `##` and `[` or
+# `vso[`, and
 # any character outside printable ASCII (most are printable and stay as they are).
 _CARE: Final = re.compile(
-    r"(?P<command>^[ \t]*(?=::))|(?P<legacy>(?<=##)(?=\[))|(?P<char>[^\n\t\x20-\x7e])",
+    r"(?P<command>^[ \t]*(?=::))|(?P<legacy>(?<=##)(?=\[|vso\[))|(?P<char>[^\n\t\x20-\x7e])",
     re.MULTILINE,
 )
 
