@@ -5,6 +5,7 @@ located in the task file, never a pass."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from pytest_codeif.errors import Location
 from pytest_codeif.outcome import Verdict
 from pytest_codeif.spec import CodeSpec
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
+from tests.test_changed_since import GITIGNORE, git, isolate_git
 
 
 def judge(
@@ -260,3 +262,35 @@ def test_requirement_names_are_read_in_linear_time() -> None:
     chain = {f"r{i}.txt": f"-r r{i + 1}.txt\npkg{i}\n" for i in range(50)}
     deep = listed_names("r0.txt", chain.get)
     assert "pkg0" in deep.names and "pkg10" in deep.names and "pkg11" not in deep.names
+
+
+GATED = """
+tasks:
+  - id: app
+    directory: app
+    constraints:
+      - {check: files, lists: {requirements.txt: [sqlalchemy]}}
+      - {check: construct, forbid: [lambda], files: ["*.py"]}
+"""
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_changed_requirements_file_is_judged_under_the_gate(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--codeif-changed-since: only requirements.txt changed, so the constraint whose
+    scope holds it is judged (and violated), the one scoped to Python files skipped."""
+    repo = isolate_git(pytester, monkeypatch)
+    (repo / "app").mkdir()
+    (repo / "app" / "main.py").write_text("x = 1\n")
+    (repo / "app" / "requirements.txt").write_text("sqlalchemy\n")
+    (repo / ".gitignore").write_text(GITIGNORE)
+    pytester.makefile(".codeif.yaml", t=GATED)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "base")
+    git(repo, "checkout", "-q", "-b", "feature")
+    (repo / "app" / "requirements.txt").write_text("flask\n")
+    result = pytester.runpytest("--codeif", "-p", "no:cacheprovider", "--codeif-changed-since=main")
+    result.assert_outcomes(failed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*`requirements.txt` does not list `sqlalchemy`*"])

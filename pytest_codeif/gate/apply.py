@@ -63,6 +63,10 @@ def skip_reason(
         return f"no file of the code changed {changes.since}"
     if any(gate.changed(source.origin) for source in files):
         return None
+    # A project's other files in scope too: a changed requirements.txt or run.sh is what
+    # the `files` and `database` checks read.
+    if any(gate.changed(other.origin) for other in unit.others_in(constraint.scope)):
+        return None
     return f"no file in this constraint's scope changed {changes.since}"
 
 
