@@ -438,8 +438,9 @@ def _constraint_violation(constraint: ConstraintSpec, verdict: Verdict) -> str:
 
 
 def _functional_violation(outcome: FunctionalOutcome) -> str:
-    """What a task's failing functional tests show: each failed case."""
-    failed = len(outcome.verdict.evidence)
+    """What a task's failing functional tests show: each failed case (and a service's
+    log, which is evidence but not a case)."""
+    failed = sum(1 for case in outcome.cases if case.status == "failed")
     total = len(outcome.cases)
     lines = [f"{failed} of {total} functional test case{'s' if total != 1 else ''} failed:"]
     return "\n".join(lines + [f"  {e}" for e in outcome.verdict.evidence])
