@@ -254,3 +254,52 @@ def test_what_could_not_run_for_want_of_the_service_failed() -> None:
     assert [r.status for r in results] == ["failed", "failed", "failed"]
     assert all("was not ready (/health) within 5 s" in r.message for r in results)
     assert results[0].label == "conduit"  # counted as the whole collection never run
+
+
+def test_what_is_not_a_regular_file_or_was_not_read_is_never_absent_or_equal() -> None:
+    case = _cli(
+        stdout=TextExpectation(exact="x" * 10),
+        files=(
+            ("lock", TextExpectation(absent=True)),
+            ("big", TextExpectation(exact="")),
+            ("late", TextExpectation(exact="")),
+        ),
+    )
+    record = {
+        "step": 0,
+        "exit": 0,
+        "stdout": "x" * 10,
+        "stdout_cut": True,
+        "files": {"lock": None, "big": "", "late": None},
+        "files_other": ["lock"],
+        "files_cut": ["big"],
+        "files_unread": ["late"],
+    }
+    [(status, message)] = _statuses(Behaviour(None, None, (case,)), _run(record))
+    assert status == "failed"
+    assert "stdout: longer than the part read" in message
+    assert "file lock: there, but not a regular file" in message
+    assert "file big: longer than the part read" in message
+    assert "file late: not read" in message
+
+
+def test_newman_script_errors_and_skips_fail() -> None:
+    case = NewmanCase("c", HERE, collection=Path("c.json"))
+    executions = [
+        {
+            "request": "Login",
+            "assertions": [{"name": "ok", "error": None}, {"name": "s", "skipped": True}],
+        }
+    ]
+    script_errors = [{"request": "Login", "at": "test-script", "error": "JSONError: bad"}]
+    record = {"step": 0, "exit": 1, "executions": executions, "script_errors": script_errors}
+    results = judge(Behaviour(SERVICE, None, (case,)), _run(READY, record), 10.0).cases
+    assert [(r.label, r.status, r.message) for r in results] == [
+        ("c > Login > ok", "passed", ""),
+        ("c > Login > s", "failed", "skipped"),
+        ("c > Login > test-script", "failed", "JSONError: bad"),
+    ]
+    stalled = {"step": 0, "exit": None, "timed_out": True, "executions": []}
+    [(status, message)] = _statuses(Behaviour(SERVICE, None, (case,)), _run(READY, stalled))
+    assert status == "failed"
+    assert "did not finish within 300 s" in message

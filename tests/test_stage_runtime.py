@@ -6,6 +6,7 @@ can neither reach the stage, its other children nor the channel."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import shutil
@@ -637,18 +638,48 @@ def test_a_pytest_file_reaches_the_service(tmp_path: Path) -> None:
         "def test_fails():\n"
         "    assert 1 == 2\n"
     )
-    code = tmp_path / "code"
-    args = ["-q", "-p", "no:cacheprovider", "--noconftest", "-c", str(code / "pytest.ini")]
-    args += ["--rootdir", str(code), str(code / "test_api.py")]
-    step = {"kind": "pytest", "args": args, "env": {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}}
-    files = {"app.py": SERVICE.encode(), "test_api.py": test_file.encode(), "pytest.ini": b""}
-    _, records = run(tmp_path, service_plan([{**step, "timeout": 60}]), files)
+    step = pytest_step("test_api.py", test_file)
+    _, records = run(tmp_path, service_plan([step]), {"app.py": SERVICE.encode()})
     ran = step_records(records)[0]
     assert ran["exit"] == 1, ran
     assert [(r["nodeid"], r["outcome"]) for r in ran["records"]] == [
         ("test_api.py::test_fixture", "passed"),
         ("test_api.py::test_fails", "failed"),
     ]
+
+
+def pytest_step(name: str, source: str) -> dict[str, object]:
+    """A pytest step as the host plans one: the file travels in the plan."""
+    return {
+        "kind": "pytest",
+        "name": name,
+        "source": base64.b64encode(source.encode()).decode(),
+        "env": {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
+        "timeout": 60,
+    }
+
+
+@needs_bwrap
+def test_a_pytest_file_is_apart_from_the_code(tmp_path: Path) -> None:
+    """The code cannot shadow a module the test imports (`fractions.py` in the code),
+    nor read the test file: it is neither in the code folder nor on the import path."""
+    shadow = "import sys\nsys.stderr.write('SHADOWED')\nraise SystemExit(3)\n"
+    snoop = "import os\nprint(sorted(os.listdir('.')), flush=True)\n" + SERVICE
+    test_file = (
+        "import fractions, urllib.request\n"
+        "def test_service(codeif_service_url):\n"
+        "    assert urllib.request.urlopen(codeif_service_url + '/health').status == 200\n"
+    )
+    files = {"app.py": snoop.encode(), "fractions.py": shadow.encode()}
+    plan = service_plan([pytest_step("test_secret.py", test_file)])
+    _, records = run(tmp_path, plan, files)
+    ran = step_records(records)[0]
+    assert [(r["nodeid"], r["outcome"]) for r in ran.get("records", ())] == [
+        ("test_secret.py::test_service", "passed")
+    ], (ran, records)
+    ended = next(r["service_end"] for r in records if "service_end" in r)
+    assert "test_secret" not in ended["log"]
+    assert "app.py" in ended["log"]
 
 
 def test_the_process_backend_refuses_a_service_and_runs_cli_cases(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ process, on that data as hostile text.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -153,7 +154,7 @@ def run_behaviour(
     plan["env"] = env
     code, io = run_paths(workdir, unit, folder)
     for index, case in enumerate(behaviour.cases):
-        step = _step(case, index, code, files=files, timeout=timeout)
+        step = _step(case, index, timeout, _project(unit))
         if isinstance(step, str):
             return BehaviourRun(_errors(behaviour, step))
         plan["steps"].append(step)
@@ -163,16 +164,9 @@ def run_behaviour(
     return judge(behaviour, run, timeout)
 
 
-def _step(
-    case: object,
-    index: int,
-    code: Path,
-    *,
-    files: dict[str, bytes],
-    timeout: float,
-) -> dict[str, Any] | str:
-    """The stage's step for `case`, or why it cannot run here; files it needs in the
-    code folder are added to `files`."""
+def _step(case: object, index: int, timeout: float, project: Path | None) -> dict[str, Any] | str:
+    """The stage's step for `case`, or why it cannot run here (`project`: the folder of
+    the code under evaluation, where no tool may come from)."""
     own = _case_timeout(case, timeout)
     if isinstance(case, HttpCase):
         step: dict[str, Any] = {
@@ -200,6 +194,12 @@ def _step(
         newman = find_newman()
         if newman.script is None or newman.node is None or newman.package is None:
             return f"{MISSING_TOOL}: {newman.missing}"
+        planted = next((p for p in (newman.script, newman.node) if _inside(p, project)), None)
+        if planted is not None:
+            return (
+                f"{MISSING_TOOL}: the Newman found on PATH ({planted}) lies inside the code "
+                "under evaluation, which would then judge itself: install Newman outside it"
+            )
         return {
             "kind": "newman",
             "node": str(newman.node),
@@ -211,20 +211,32 @@ def _step(
         }
     if not isinstance(case, PytestCase):
         raise TypeError(f"not a behaviour case: {case!r}")
-    test_name = f"test_codeif_{index}_{case.path.name}"
-    if not test_name.endswith(".py"):
-        test_name += ".py"
-    files[test_name] = case.path.read_bytes()
-    ini = ".codeif-pytest.ini"
-    files[ini] = b"[pytest]\n"
-    args = ["-q", "-p", "no:cacheprovider", "--noconftest", "-c", str(code / ini)]
-    args += ["--rootdir", str(code), str(code / test_name)]
+    name = f"test_codeif_{index}_{case.path.name}"
+    if not name.endswith(".py"):
+        name += ".py"
+    # The file travels in the plan, never in the code folder: the service and the
+    # command-line cases must not read it (see `stage_harness.Stage.pytest`).
     return {
         "kind": "pytest",
-        "args": args,
+        "name": name,
+        "source": base64.b64encode(case.path.read_bytes()).decode(),
         "env": {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
         "timeout": own,
     }
+
+
+def _project(unit: CodeUnit) -> Path | None:
+    """The folder a project unit was read from (None for code given as one module): a
+    file's origin less its path in the unit."""
+    if not unit.is_project or not unit.files:
+        return None
+    first = unit.files[0]
+    depth = len(Path(first.relpath).parts)
+    return first.origin.resolve().parents[depth - 1]
+
+
+def _inside(path: Path, folder: Path | None) -> bool:
+    return folder is not None and path.resolve().is_relative_to(folder)
 
 
 def judge(behaviour: Behaviour, run: RunResult, timeout: float) -> BehaviourRun:
@@ -380,26 +392,73 @@ def _judge_cli(case: CliCase, record: dict[str, Any], timeout: float) -> CaseRes
         problems.append(f"exit status: expected {case.exit}, got {how}{said}")
     for stream in ("stdout", "stderr"):
         expected = getattr(case, stream)
-        if expected is not None:
-            found = text_problem(stream, str(record.get(stream, "")), expected)
-            if found is not None:
-                problems.append(found)
-    written = record.get("files")
-    written = written if isinstance(written, dict) else {}
-    for name, expected in case.files:
-        content = written.get(name)
-        found = text_problem(
-            f"file {name}", content if isinstance(content, str) else None, expected
-        )
+        if expected is None:
+            continue
+        if expected.exact is not None and record.get(f"{stream}_cut"):
+            problems.append(f"{stream}: longer than the part read, so not {show(expected.exact)}")
+            continue
+        found = text_problem(stream, str(record.get(stream, "")), expected)
         if found is not None:
             problems.append(found)
+    problems.extend(_file_problems(case, record))
     if problems:
         return CaseResult(case.label, "failed", "; ".join(problems), line)
     return CaseResult(case.label, "passed", "", line)
 
 
+def _file_problems(case: CliCase, record: dict[str, Any]) -> list[str]:
+    """Why the files a command-line case wrote are not as expected."""
+    written = record.get("files")
+    written = written if isinstance(written, dict) else {}
+    listed = {key: record.get(f"files_{key}") for key in ("other", "unread", "cut")}
+    kinds = {key: set(v) if isinstance(v, list) else set() for key, v in listed.items()}
+    problems: list[str] = []
+    for name, expected in case.files:
+        what = f"file {name}"
+        if name in kinds["unread"]:
+            problems.append(f"{what}: not read (the case's files passed the bytes read)")
+        elif name in kinds["other"]:
+            problems.append(f"{what}: there, but not a regular file (a link, a folder...)")
+        elif name in kinds["cut"] and expected.exact is not None:
+            problems.append(f"{what}: longer than the part read, so not {show(expected.exact)}")
+        else:
+            content = written.get(name)
+            found = text_problem(what, content if isinstance(content, str) else None, expected)
+            if found is not None:
+                problems.append(found)
+    return problems
+
+
 def _judge_newman(case: NewmanCase, record: dict[str, Any]) -> list[CaseResult]:
-    """One case per assertion Newman reported, labelled `name > request > test`."""
+    """One case per assertion Newman reported, labelled `name > request > test` (a
+    skipped assertion is not a pass), and one failed case per failure that is not an
+    assertion's (a test script that threw, a request that got no response), since
+    those hide the assertions they stopped; a run that ended badly with neither fails
+    too."""
+    line = case.location.line
+    results = _newman_cases(case, record)
+    stderr = head_tail(str(record.get("stderr", "")), 1000)
+    if record.get("timed_out"):
+        message = (
+            f"Newman did not finish within {case.timeout:g} s (a request hung?); "
+            f"stderr: {show(stderr, 1100)}"
+        )
+        return [*results, CaseResult(case.label, "failed", message, line)]
+    if not results:
+        if "error" in record:
+            message = f"Newman did not run: {str(record['error'])[:500]}"
+        else:
+            how = f"exited with {show(record.get('exit'))}"
+            message = f"Newman reported no assertion ({how}); stderr: {show(stderr, 1100)}"
+        return [CaseResult(case.label, "error", message, line)]
+    if record.get("exit") != 0 and all(r.status == "passed" for r in results):
+        message = f"Newman exited with {show(record.get('exit'))}: {show(stderr, 1100)}"
+        results.append(CaseResult(f"{case.label} > run", "failed", message, line))
+    return results
+
+
+def _newman_cases(case: NewmanCase, record: dict[str, Any]) -> list[CaseResult]:
+    """The assertions and the other failures of a Newman run, one case each."""
     line = case.location.line
     executions = record.get("executions")
     results: list[CaseResult] = []
@@ -411,21 +470,21 @@ def _judge_newman(case: NewmanCase, record: dict[str, Any]) -> list[CaseResult]:
         for assertion in assertions if isinstance(assertions, list) else []:
             if not isinstance(assertion, dict):
                 continue
-            name = str(assertion.get("name", "?"))[:200]
-            label = f"{case.label} > {request} > {name}"
+            label = f"{case.label} > {request} > {str(assertion.get('name', '?'))[:200]}"
             error = assertion.get("error")
-            if error is None:
-                results.append(CaseResult(label, "passed", "", line))
-            else:
+            if error is not None:
                 results.append(CaseResult(label, "failed", str(error)[:500], line))
-    if not results:
-        if "error" in record:
-            message = f"Newman did not run: {str(record['error'])[:500]}"
-            return [CaseResult(case.label, "error", message, line)]
-        stderr = head_tail(str(record.get("stderr", "")), 1000)
-        how = "timed out" if record.get("timed_out") else f"exited with {record.get('exit')}"
-        message = f"Newman reported no assertion ({how}); stderr: {show(stderr, 1100)}"
-        return [CaseResult(case.label, "error", message, line)]
+            elif assertion.get("skipped") is True:
+                results.append(CaseResult(label, "failed", "skipped", line))
+            else:
+                results.append(CaseResult(label, "passed", "", line))
+    failures = record.get("script_errors")
+    for failure in failures if isinstance(failures, list) else []:
+        if isinstance(failure, dict):
+            request, at = str(failure.get("request", "?"))[:200], str(failure.get("at", "?"))
+            label = f"{case.label} > {request} > {at[:100]}"
+            message = str(failure.get("error") or "an error")[:500]
+            results.append(CaseResult(label, "failed", message, line))
     return results
 
 

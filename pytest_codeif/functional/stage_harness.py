@@ -22,7 +22,9 @@ the service and the steps. Records, one JSON object a line, in this order: `data
 
 from __future__ import annotations
 
+import base64
 import contextlib
+import errno
 import importlib.util
 import json
 import os
@@ -265,26 +267,35 @@ class Stage:
         with contextlib.suppress(OSError):
             self.spawner.as_run_user(work, limit=0, timeout=HELPER_SECONDS)
 
-    def read_files(self, folder: str, names: list[str]) -> tuple[dict[str, str | None], bool]:
-        """The files `names` (relative paths) a case wrote in `folder`, as text (None:
-        missing, or not a regular file reached without a symbolic link), and whether
-        any was cut."""
+    def read_files(self, folder: str, names: list[str]) -> dict[str, Any]:
+        """The files `names` (relative paths) a case wrote in `folder`: `files` maps each
+        to its text (None: nothing there), `other` names those there but not regular
+        files reached without a symbolic link, `unread` those past the bytes read for
+        one case, `cut` those longer than the bytes read of one file."""
         wanted = [name for name in names if isinstance(name, str)][:MAX_FILES]
 
         def work() -> bytes:
             budget = FILES_BYTES
-            found: dict[str, str | None] = {}
-            cut = False
+            told: dict[str, Any] = {"files": {}, "other": [], "unread": [], "cut": []}
             for name in wanted:
-                data, longer = _read_inside(folder, name, min(FILE_BYTES, max(budget, 0)))
+                if budget <= 0:
+                    told["files"][name] = None
+                    told["unread"].append(name)
+                    continue
+                data, longer, there = _read_inside(folder, name, min(FILE_BYTES, budget))
                 if data is not None:
                     budget -= len(data)
-                found[name] = None if data is None else text.text(data)
-                cut = cut or longer
-            return json.dumps({"files": found, "cut": cut}).encode()
+                elif there:
+                    told["other"].append(name)
+                told["files"][name] = None if data is None else text.text(data)
+                if longer:
+                    told["cut"].append(name)
+            return json.dumps(told).encode()
 
-        told = json.loads(self.spawner.as_run_user(work, limit=HELPER_BYTES, timeout=60))
-        return dict(told["files"]), bool(told["cut"])
+        found: dict[str, Any] = json.loads(
+            self.spawner.as_run_user(work, limit=HELPER_BYTES, timeout=60)
+        )
+        return found
 
     # -- the database ---------------------------------------------------------------------
     def start_database(self) -> dict[str, Any]:
@@ -461,7 +472,7 @@ class Stage:
             )
             if ending.error is not None:
                 return {"error": f"the stage could not start the program: {ending.error}"}
-            files, cut = self.read_files(folder, names)
+            written = self.read_files(folder, names)
         finally:
             self.remove(folder)
         return {
@@ -470,8 +481,13 @@ class Stage:
             "timed_out": timed_out,
             "stdout": out.first(),
             "stderr": err.first(),
-            "truncated": out.truncated or err.truncated or cut,
-            "files": files,
+            "stdout_cut": out.truncated,
+            "stderr_cut": err.truncated,
+            "truncated": out.truncated or err.truncated or bool(written["cut"]),
+            "files": written["files"],
+            "files_other": written["other"],
+            "files_unread": written["unread"],
+            "files_cut": written["cut"],
         }
 
     def _run_piped(
@@ -561,9 +577,19 @@ class Stage:
         return {**record, **summary}
 
     def pytest(self, index: int, step: Mapping[str, Any]) -> dict[str, Any]:
-        folder = self.make_folder(f"pytest-{index}", {})
+        # The test file sits in a folder of its own, which no other child sees (the
+        # service cannot read or rewrite it), and the code folder is not on its import
+        # path: beside a service a test reaches the code over HTTP, and a module of the
+        # code named like one the test imports (`ssl.py`) is never imported in its place.
+        name = os.path.basename(str(step.get("name") or "test_codeif.py"))
+        source = base64.b64decode(str(step.get("source") or ""))
+        ini = ".codeif-pytest.ini"
+        folder = self.make_folder(f"pytest-{index}", {name: source, ini: b"[pytest]\n"})
+        where = self.spawner.where(folder)
+        args = ["-q", "-p", "no:cacheprovider", "--noconftest", "-c", os.path.join(where, ini)]
+        args += ["--rootdir", where, "--import-mode=importlib", os.path.join(where, name)]
         env = {**self.env, **{str(k): str(v) for k, v in (step.get("env") or {}).items()}}
-        env["HOME"] = self.spawner.where(folder)
+        env["HOME"] = where
         spec = {
             "path": list(sys.path),
             "prefix": sys.prefix,
@@ -572,7 +598,7 @@ class Stage:
         }
         argv = [sys.executable, "-S", "-s", "-P", INSIDE, "launch", json.dumps(spec), "--"]
         argv += [PYTEST_HARNESS, "--channel", str(inside.CHANNEL_FD)]
-        request = json.dumps({"args": [str(a) for a in step.get("args") or []]}).encode()
+        request = json.dumps({"args": args}).encode()
         out, err = text.Capture(TOOL_OUTPUT, TOOL_OUTPUT), text.Capture(TOOL_OUTPUT, TOOL_OUTPUT)
         channel = text.Capture(PYTEST_CHANNEL_BYTES)
         try:
@@ -634,39 +660,43 @@ def _log_file(path: str) -> Iterator[int]:
         os.close(fd)
 
 
-def _read_inside(root: str, name: str, limit: int) -> tuple[bytes | None, bool]:
+def _read_inside(root: str, name: str, limit: int) -> tuple[bytes | None, bool, bool]:
     """The first `limit` bytes of the regular file `name` under `root`, reached without
-    following any symbolic link (None when there is none), and whether it is longer."""
+    following any symbolic link (None when there is none), whether it is longer, and
+    whether something is there at all (a link, a folder, a FIFO: not a regular file)."""
     parts = [part for part in name.split("/") if part not in ("", ".")]
     if not parts or ".." in parts or name.startswith("/"):
-        return None, False
+        return None, False, False
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
         folder = os.open(root, flags | os.O_DIRECTORY)
     except OSError:
-        return None, False
+        return None, False, False
     try:
         for part in parts[:-1]:
             inner = os.open(part, flags | os.O_DIRECTORY, dir_fd=folder)
             os.close(folder)
             folder = inner
+        os.stat(parts[-1], dir_fd=folder, follow_symlinks=False)
         fd = os.open(parts[-1], flags | os.O_NONBLOCK, dir_fd=folder)
-    except OSError:
+    except OSError as exc:
+        # Nothing there, or something the program sees there (behind a link, a file
+        # where a folder should be, a socket): never read, never "absent".
+        return None, False, exc.errno != errno.ENOENT
+    finally:
         os.close(folder)
-        return None, False
-    os.close(folder)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None, False
+            return None, False, True
         data = bytearray()
         while len(data) <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - len(data)))
             if not chunk:
                 break
             data += chunk
-        return bytes(data[:limit]), len(data) > limit
+        return bytes(data[:limit]), len(data) > limit, True
     except OSError:
-        return None, False
+        return None, False, True
     finally:
         os.close(fd)
 
