@@ -340,10 +340,17 @@ def feedback_command(args: argparse.Namespace) -> int:
 
 #: What `codeif gate` runs pytest with, before the arguments it is given: no
 #: conftest.py, no configuration file and no cache folder of the repository, so that the
-#: change under judgement cannot act before the plugin does (`gate/pinned.py`).
+#: change under judgement cannot act before the plugin does (`gate/pinned.py`); and no
+#: Python collected (pytest's `python` and `doctest` plugins blocked): pytest would
+#: import a folder's `__init__.py` for its package, `test_*.py` files and doctests of
+#: the checkout's, in this process, outside the sandbox. Only task files are collected.
 GATE_PROTECTION: Final = (
     "-p",
     "no:cacheprovider",
+    "-p",
+    "no:python",
+    "-p",
+    "no:doctest",
     "--noconftest",
     "-c",
     os.devnull,
@@ -354,6 +361,8 @@ GATE_PROTECTION: Final = (
 )
 #: Options `codeif gate` sets itself: given again, they would undo the protection.
 _GATE_OWN: Final = ("-c", "--config-file", "--rootdir", "--noconftest", "--confcutdir")
+#: Plugins `codeif gate` blocks: `-p NAME` would load them again.
+_GATE_BLOCKED: Final = frozenset({"cacheprovider", "python", "doctest"})
 #: Environment variables pytest reads options or plugins from; not the gate's.
 _GATE_ENVIRON: Final = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
 GATE_DESCRIPTION: Final = (
@@ -362,7 +371,8 @@ GATE_DESCRIPTION: Final = (
     "the repository's root, as `python -P -m pytest "
     + " ".join(GATE_PROTECTION)
     + " ARGS` (with PYTEST_ADDOPTS and PYTEST_PLUGINS unset): no conftest.py, pytest "
-    "configuration file or cache folder of the repository is read, and the task files and "
+    "configuration file or cache folder of the repository is read, no Python file of it "
+    "is collected or imported (only task files are collected), and the task files and "
     "the baseline are read as the merge base holds them; a change to them, to a "
     "conftest.py or to pytest's configuration fails the gate as a finding for a person to "
     "review. Give every option on the command line (ini options are not read). "
@@ -374,10 +384,13 @@ GATE_DESCRIPTION: Final = (
 
 def gate_arguments(args: Sequence[str]) -> list[str] | str:
     """pytest's arguments for `codeif gate ARGS`, or why they cannot be used."""
-    for arg in args:
+    for index, arg in enumerate(args):
         name = arg.split("=", 1)[0]
         if name in _GATE_OWN or (arg.startswith("-c") and not arg.startswith("--")):
             return f"{name} is set by codeif gate itself (see codeif gate --help)"
+        plugin = _plugin_named(args, index)
+        if plugin is not None and plugin.removeprefix("_pytest.") in _GATE_BLOCKED:
+            return f"-p {plugin}: codeif gate blocks that plugin (see codeif gate --help)"
     ref = None
     for index, arg in enumerate(args):
         if arg.startswith("--codeif-changed-since="):
@@ -390,6 +403,16 @@ def gate_arguments(args: Sequence[str]) -> list[str] | str:
             "judges the change since it, with the rules and baseline it holds"
         )
     return [*GATE_PROTECTION, *args]
+
+
+def _plugin_named(args: Sequence[str], index: int) -> str | None:
+    """The plugin a `-p NAME` / `-pNAME` at `index` loads (None: not a `-p`)."""
+    arg = args[index]
+    if arg == "-p":
+        return args[index + 1] if index + 1 < len(args) else None
+    if arg.startswith("-p") and not arg.startswith("--"):
+        return arg[2:].lstrip("=")
+    return None
 
 
 def gate_command(args: Sequence[str]) -> int:

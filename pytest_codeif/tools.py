@@ -11,16 +11,20 @@ the code (`project_config_file` says which one each tool reads).
 
 from __future__ import annotations
 
+import configparser
 import importlib
+import importlib.util
 import json
 import os
 import re
+import site
 import subprocess
 import sys
 import threading
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any, Final
@@ -88,6 +92,39 @@ def project_config_file(config: ToolConfig, found: Mapping[str, bytes]) -> str |
     return None
 
 
+def mypy_plugin_files(name: str, raw: bytes) -> list[str]:
+    """The plugins a mypy configuration file (`name`: which one, `raw`: its bytes) names
+    by path (`plugins = ./checks/plugin.py:entry`), as written, without the entry point:
+    mypy imports them from beside the configuration file, so they are files of the
+    project. Plugins named as modules (`pydantic.mypy`) are imported from the installed
+    packages and are not listed. A file that cannot be read lists none (mypy reports
+    it)."""
+    try:
+        text = raw.decode("utf-8")
+        if name == "pyproject.toml":
+            table = tomllib.loads(text).get("tool", {}).get("mypy", {})
+            value = table.get("plugins", []) if isinstance(table, dict) else []
+        else:
+            parser = configparser.RawConfigParser()
+            parser.read_string(text, source=name)
+            value = parser.get("mypy", "plugins", fallback="")
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError, configparser.Error, AttributeError):
+        return []
+    entries = value.split(",") if isinstance(value, str) else value
+    if not isinstance(entries, list):
+        return []
+    found: list[str] = []
+    for entry in entries:
+        if not isinstance(entry, str):
+            continue
+        path = entry.strip()
+        if ":" in os.path.basename(path):
+            path = path.rsplit(":", 1)[0]
+        if path.endswith(".py"):
+            found.append(path)
+    return found
+
+
 @dataclass(frozen=True)
 class ToolRun:
     """Diagnostics of one batched run, keyed by file path relative to the run's root."""
@@ -152,6 +189,24 @@ def run_ruff(
     return ToolRun(by_file)
 
 
+@cache
+def isolated_python_flags(module: str) -> tuple[str, ...]:
+    """The interpreter's flags for `python FLAGS -m MODULE` run in the code's folder:
+    `-I` (neither the current folder nor any `PYTHON*` variable nor the user's site
+    folder on the path), so that a `mypy/` package beside the code under evaluation can
+    never stand in for the tool and run outside the sandbox; `-P -E` when `module`
+    itself lives in the user's site folder, which `-I` would hide."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        spec = None
+    origin = spec.origin if spec is not None else None
+    user_site = site.getusersitepackages() if site.ENABLE_USER_SITE else None
+    if origin and user_site and Path(origin).is_relative_to(user_site):
+        return ("-P", "-E")
+    return ("-I",)
+
+
 def run_mypy(
     config: MypyConfig,
     root: Path,
@@ -160,13 +215,15 @@ def run_mypy(
     config_file: str | None = None,
 ) -> ToolRun:
     """Run mypy once on `files` (relative to `root`), configured by `config` alone, or
-    by the project's own `config_file` (in `root`) and `config`'s flags on top.
+    by the project's own `config_file` (relative to `root`, or absolute) and `config`'s
+    flags on top.
 
     Without one, our own empty config file (in `workdir`) is passed explicitly so that
-    mypy never looks for one beside the code.
+    mypy never looks for one beside the code. The interpreter runs isolated
+    (`isolated_python_flags`): its current folder is the code's.
     """
     args = _mypy_arguments(config, workdir, None if config_file is None else root / config_file)
-    cmd = [sys.executable, "-m", "mypy", *args, "--", *files]
+    cmd = [sys.executable, *isolated_python_flags("mypy"), "-m", "mypy", *args, "--", *files]
     env = {**_base_env(), "MYPYPATH": str(root)}
     proc = _run(cmd, root, env)
     if isinstance(proc, str):

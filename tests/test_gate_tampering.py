@@ -297,8 +297,8 @@ def test_codeif_gate_refuses_what_would_undo_its_protection(
     argv = gate_arguments(["rules.codeif.yaml", "--codeif-changed-since", "origin/main"])
     assert isinstance(argv, list)
     assert argv[: argv.index("--codeif") + 1] == [
-        "-p", "no:cacheprovider", "--noconftest", "-c", os.devnull, "--rootdir=.",
-        "-p", "codeif", "--codeif",
+        "-p", "no:cacheprovider", "-p", "no:python", "-p", "no:doctest", "--noconftest",
+        "-c", os.devnull, "--rootdir=.", "-p", "codeif", "--codeif",
     ]  # fmt: skip
     assert main(["gate", "--help"]) == 0
     assert "--noconftest" in capsys.readouterr().out

@@ -33,6 +33,7 @@ from pytest_codeif.tools import (
     RuffConfig,
     ToolConfig,
     ToolRun,
+    mypy_plugin_files,
     project_config_file,
     run_mypy,
     run_ruff,
@@ -146,7 +147,9 @@ class ToolBatches:
             if (config, unit.key) not in self._running:
                 self._planned.setdefault(config, {})[unit.key] = unit
                 self._launch(config, self._pending(config))
-            self._collect(config, self._running[(config, unit.key)])
+            running = self._running.get((config, unit.key))
+            if running is not None:  # else decided when launched (an unreadable config)
+                self._collect(config, running)
         found = self._results[(config, unit.key)]
         if isinstance(found, Undecidable):
             raise found
@@ -176,9 +179,19 @@ class ToolBatches:
             if not units:
                 return
         names = {unit.key: self._stage(unit, neutral=neutral) for unit in units}
-        for unit in units:
-            if chosen.get(unit.key) is not None:
-                self._stage_configs(unit, names[unit.key])
+        for unit in list(units):
+            own = chosen.get(unit.key)
+            if own is None:
+                continue
+            self._stage_configs(unit, names[unit.key])
+            if isinstance(config, MypyConfig):
+                try:
+                    chosen[unit.key] = self._stage_mypy_config(unit, names[unit.key], own)
+                except Undecidable as exc:
+                    self._results[(config, unit.key)] = exc
+                    units.remove(unit)
+        if not units:
+            return
         if self._threads is None:
             self._threads = ThreadPoolExecutor(
                 cores_for_this_process(), thread_name_prefix="codeif-tools"
@@ -288,6 +301,45 @@ class ToolBatches:
             with open(os.path.join(self.units_dir, name, file_name), "wb") as staged:
                 staged.write(raw)
         self._configs_staged.add(name)
+
+    def _stage_mypy_config(self, unit: CodeUnit, name: str, file_name: str) -> str:
+        """Stage the project's mypy configuration file `file_name` in a folder of its own,
+        `<name>.mypy/`, with the plugins it names by path beside it, read as the project's
+        other configuration files are (under the gate, as the merge base holds them);
+        returns the staged file's absolute path. Mypy imports such a plugin from beside
+        its configuration file, in its own process, outside the sandbox: staged beside the
+        copy of the code, it would be the code under judgement's own file (the change's,
+        under the gate). `Undecidable` for a plugin that is not a file of the project."""
+        folder = project_folder(unit)
+        target = os.path.join(self.units_dir, f"{name}.mypy")
+        raw = self.project_configs(unit)[file_name]
+        staged = {file_name: raw}
+        for plugin in mypy_plugin_files(file_name, raw):
+            relative = os.path.normpath(plugin)
+            if os.path.isabs(relative) or relative == ".." or relative.startswith("../"):
+                raise Undecidable(
+                    "checker-failure",
+                    f"the mypy plugin {plugin!r} named in {file_name} lies outside the "
+                    "project's folder: only a plugin file of the project can be read",
+                )
+            try:
+                data = None if folder is None else self._read_config(folder / relative)
+            except Exception as exc:  # noqa: BLE001 - git or the disk: no verdict
+                raise Undecidable(
+                    "checker-failure", f"cannot read the mypy plugin {plugin!r}: {exc}"
+                ) from None
+            if data is None:
+                raise Undecidable(
+                    "checker-failure",
+                    f"the mypy plugin {plugin!r} named in {file_name} is not in the project",
+                )
+            staged[relative] = data
+        for relative, data in staged.items():
+            path = os.path.join(target, relative)
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as handle:
+                handle.write(data)
+        return os.path.join(target, file_name)
 
     def suppressions(self, unit: CodeUnit) -> list[tuple[str, Suppression]]:
         """The unit's suppression comments as (relative path, suppression)."""

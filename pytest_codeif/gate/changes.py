@@ -4,24 +4,29 @@
 Changed means committed since the merge base, staged, unstaged or untracked (not
 ignored): `git diff <merge base>` compares the merge base with the working tree, and
 `git ls-files --others --exclude-standard` adds the untracked files, every line of which
-counts. A renamed file counts as changed on its new path (its changed lines are those
-the rename did not carry over unchanged); deleted files are ignored: nothing of them is
-left to judge. Paths are relative to the repository's root, POSIX style. For the gate's
-own files (`pinned.py`), `every_change` lists deletions and renames' old paths too, and
+counts. Rename detection is off: a renamed or moved file is a new file, every line of
+which counts (a file moved into the judged folder brings its code with it, and the
+rename must not carry its old lines over as unchanged); deleted files are ignored:
+nothing of them is left to judge. Paths are relative to the repository's root, POSIX
+style. For the gate's own files (`pinned.py`), `every_change` lists deletions too, and
 `blob_at` reads a file as the merge base holds it.
 
-Git runs as a subprocess, each call bounded by a timeout, with options that override
-any user configuration which would change its output (prefixes, colours, external diff
-drivers, rename detection); its output is parsed as bytes (quoted names, names with
-spaces or tabs, non-UTF-8 names). Anything that stops the question being answered (not
-a repository, no git, an unknown ref, no merge base) is one `GitError` whose message
-says what to do.
+Git runs as a subprocess (the `git` of an absolute folder on PATH, never one a relative
+PATH entry would find in the checkout), each call bounded by a timeout, with options
+that override any user configuration which would change its output (prefixes, colours,
+external diff drivers, rename detection), and any `.gitattributes` of the change's
+(`--text`: a `*.py -diff` or `binary` attribute cannot hide a file's hunks;
+`--no-textconv`: no conversion driver); its output is parsed as bytes (quoted names,
+names with spaces or tabs, non-UTF-8 names). Anything that stops the question being
+answered (not a repository, no git, an unknown ref, no merge base) is one `GitError`
+whose message says what to do.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -47,12 +52,15 @@ _ESCAPES: Final = {
 }
 _OCTAL: Final = frozenset(b"01234567")
 #: The diff options every diff here runs with: the same output whatever the user's git
-#: configuration says (diff.noprefix, color.ui=always, diff.external, diff.renames...).
+#: configuration (diff.noprefix, color.ui=always, diff.external, diff.renames...) or the
+#: change's `.gitattributes` (`-diff`, `binary`, a `diff=` driver) say. No renames: a
+#: file moved into the judged code is new there, all its lines with it.
 _DIFF_OPTIONS: Final = (
     "--no-color",
     "--no-ext-diff",
     "--no-textconv",
-    "--find-renames",
+    "--text",
+    "--no-renames",
     "--ignore-submodules",
 )
 
@@ -101,20 +109,37 @@ class ChangedCode:
         except (ValueError, OSError):
             return PurePosixPath(".")
 
+    def real_repo_path(self, path: str | Path) -> str | None:
+        """Like `repo_path`, with every symbolic link on the way resolved: the file git
+        knows the content of under its own name."""
+        try:
+            real = Path(os.path.realpath(self.rootdir / path))
+            return real.relative_to(self.toplevel).as_posix()
+        except (ValueError, OSError):
+            return None
+
+    def names_of(self, path: str | Path) -> list[str]:
+        """The repository paths that name the file at `path`: as named, and with links
+        resolved (a file read through a link the change made, or whose target the change
+        edited, changed under either name)."""
+        found = (self.repo_path(path), self.real_repo_path(path))
+        return [name for name in dict.fromkeys(found) if name is not None]
+
     def has_file(self, path: str | Path) -> bool:
-        """True when the file at `path` (see `repo_path`) changed."""
-        relative = self.repo_path(path)
-        return relative is not None and relative in self.files
+        """True when the file at `path` (see `names_of`) changed."""
+        return any(name in self.files for name in self.names_of(path))
 
     def has_line(self, path: str | Path, line: int | None) -> bool:
         """True when line `line` of the file at `path` changed; with whole files counting
         (no --codeif-changed-lines), or no line to place a finding on, when the file did."""
-        relative = self.repo_path(path)
-        if relative is None or relative not in self.files:
-            return False
-        if self.lines is None or line is None or relative in self.untracked:
-            return True
-        return line in self.lines.get(relative, frozenset())
+        for relative in self.names_of(path):
+            if relative not in self.files:
+                continue
+            if self.lines is None or line is None or relative in self.untracked:
+                return True
+            if line in self.lines.get(relative, frozenset()):
+                return True
+        return False
 
 
 def _within(offset: PurePosixPath, relative: str) -> str | None:
@@ -182,17 +207,6 @@ def find_changes(
     )
 
 
-#: The diff options of `every_change`: as `_DIFF_OPTIONS`, but a rename is a deletion and
-#: an addition, so that both of its paths are listed.
-_STATUS_OPTIONS: Final = (
-    "--no-color",
-    "--no-ext-diff",
-    "--no-textconv",
-    "--no-renames",
-    "--ignore-submodules",
-)
-
-
 def every_change(changes: ChangedCode, *, timeout: float = GIT_TIMEOUT) -> dict[str, str]:
     """Every path that differs from the merge base, deleted ones included, with its
     status: `A` added (untracked files too), `M` modified, `D` deleted, `T` its type
@@ -200,7 +214,7 @@ def every_change(changes: ChangedCode, *, timeout: float = GIT_TIMEOUT) -> dict[
     new one added."""
     run = _Git(timeout)
     names = run(
-        changes.toplevel, "diff", "--name-status", "-z", *_STATUS_OPTIONS, changes.merge_base, "--"
+        changes.toplevel, "diff", "--name-status", "-z", *_DIFF_OPTIONS, changes.merge_base, "--"
     )
     found = parse_statuses(names.stdout)
     for path in changes.untracked:
@@ -210,13 +224,40 @@ def every_change(changes: ChangedCode, *, timeout: float = GIT_TIMEOUT) -> dict[
 
 def blob_at(changes: ChangedCode, path: str, *, timeout: float = GIT_TIMEOUT) -> bytes | None:
     """The bytes of the file at `path` (relative to the repository's root) as the merge
-    base holds it, raw (no filters, no text conversion); None when it holds no such file."""
+    base holds it, raw (no filters, no text conversion); None when it holds no such file.
+    Symbolic links are followed inside the merge base's tree (`cat-file
+    --follow-symlinks`), the path's folders' too: a task file that is a link there is
+    read as the file it named then, never through the working tree's links. A link out
+    of the repository, a dangling one or a folder is no file (None)."""
     if not path or path.startswith("-"):
         return None
-    done = _Git(timeout)(
-        changes.toplevel, "cat-file", "blob", f"{changes.merge_base}:{path}", check=False
+    run = _Git(timeout)
+    spec = f"{changes.merge_base}:{path}"
+    if "\n" in spec:  # a name the batch protocol cannot carry: read without following
+        done = run(changes.toplevel, "cat-file", "blob", spec, check=False)
+        return done.stdout if done.returncode == 0 else None
+    done = run(
+        changes.toplevel,
+        "cat-file",
+        "--batch",
+        "--follow-symlinks",
+        stdin=spec.encode("utf-8", "surrogateescape") + b"\n",
     )
-    return done.stdout if done.returncode == 0 else None
+    return parse_batch_blob(done.stdout)
+
+
+def parse_batch_blob(output: bytes) -> bytes | None:
+    """The content of a `git cat-file --batch` answer for one object: None unless it is
+    a blob (`<oid> blob <size>`; not `missing`, `symlink`, `dangling`, `loop`, `notdir`
+    or a tree)."""
+    header, _, rest = output.partition(b"\n")
+    fields = header.split(b" ")
+    if len(fields) != 3 or fields[1] != b"blob" or not fields[2].isdigit():
+        return None
+    size = int(fields[2])
+    if len(rest) < size:
+        return None
+    return rest[:size]
 
 
 def first_changed_line(changes: ChangedCode, path: str, *, timeout: float = GIT_TIMEOUT) -> int:
@@ -232,7 +273,7 @@ def first_changed_line(changes: ChangedCode, path: str, *, timeout: float = GIT_
         "--unified=0",
         "--src-prefix=a/",
         "--dst-prefix=b/",
-        *_STATUS_OPTIONS,
+        *_DIFF_OPTIONS,
         changes.merge_base,
         "--",
         path,
@@ -261,14 +302,22 @@ class _Git:
         self.env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
 
     def __call__(
-        self, folder: Path, *args: str, check: bool = True
+        self, folder: Path, *args: str, check: bool = True, stdin: bytes | None = None
     ) -> subprocess.CompletedProcess[bytes]:
-        command = ["git", "--no-pager", "-C", os.fspath(folder), *args]
+        git = git_executable()
+        if git is None:
+            raise GitError(
+                "git is not installed here (or not on PATH); it is needed to find the changed code"
+            )
+        # The global attributes file is the machine's, not the change's: read none.
+        command = [git, "--no-pager", "-c", f"core.attributesFile={os.devnull}"]
+        command += ["-C", os.fspath(folder), *args]
         try:
             done = subprocess.run(
                 command,
                 capture_output=True,
-                stdin=subprocess.DEVNULL,
+                input=stdin,
+                stdin=None if stdin is not None else subprocess.DEVNULL,
                 timeout=self.timeout,
                 env=self.env,
                 check=False,
@@ -286,6 +335,13 @@ class _Git:
         if check and done.returncode != 0:
             raise GitError(f"`git {args[0]}` failed in {folder}: {_first_line(done.stderr)}")
         return done
+
+
+def git_executable() -> str | None:
+    """The `git` on PATH, looked up in its absolute folders alone: an empty or relative
+    entry (`.`, `bin`) would find a `git` of the checkout, which the gate runs in."""
+    folders = [p for p in os.environ.get("PATH", os.defpath).split(os.pathsep) if os.path.isabs(p)]
+    return shutil.which("git", path=os.pathsep.join(folders))
 
 
 def _text(output: bytes) -> str:

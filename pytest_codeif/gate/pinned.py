@@ -12,9 +12,15 @@ add a `conftest.py` that empties the item list or sets the exit status, or put
   Unchanged files are read from the disk (they hold the merge base's bytes); task files
   are never read through pytest's cache folder, which the change could have planted.
   A task file named on the command line that the change deleted would stop pytest
-  (`file or directory not found`, a usage error, before any rule ran): it is taken out
-  of pytest's arguments at configure time and collected by `GateGuard`, read as the
-  merge base holds it (`deleted_arguments`).
+  (`file or directory not found`, a usage error, before any rule ran), and one it
+  replaced by a folder would be walked for what it holds: either is taken out of
+  pytest's arguments at configure time and collected by `GateGuard`, read as the merge
+  base holds it (`replaced_arguments`). The merge base's symbolic links are followed in
+  its own tree (`blob_at`): a task file that is a link is read as the file it named
+  there, whatever the change did to that file.
+- **Links.** A symbolic link the change added or changed on a path the rules name (an
+  argument, a task file, its folder, a task's `directory:`) is a protected change
+  (`links.py`): it changes what is read and judged without editing a rule.
 - **Protected changes are findings.** A change to those files, to a `conftest.py` or to
   pytest's configuration that this session would read (`protected_changes`) is one
   failing item per file, `PATH::codeif-gate::protected-KIND`: a violated constraint of
@@ -26,9 +32,12 @@ add a `conftest.py` that empties the item list or sets the exit status, or put
   It needs a person: the gate cannot tell a reviewed rule change from a change that
   switches a rule off.
 - **The invocation.** pytest imports the `conftest.py` files of its arguments' folders,
-  and reads its configuration file, before any plugin hook runs: no plugin can undo
-  them. The protection is the invocation (`codeif gate`, which runs pytest with
-  `--noconftest -c os.devnull --rootdir=. -p no:cacheprovider`). A gate run without it
+  and reads its configuration file, before any plugin hook runs; its `python` and
+  `doctest` plugins import the checkout's Python while collecting (a folder's
+  `__init__.py` for its package, `test_*.py` files, `test*.txt` doctests): no plugin can
+  undo them. The protection is the invocation (`codeif gate`, which runs pytest with
+  `--noconftest -c os.devnull --rootdir=. -p no:cacheprovider -p no:python -p
+  no:doctest`, so that only task files are collected). A gate run without it
   is told so (`unprotected`): a header line, a terminal warning and, under GitHub
   Actions, a `::warning` annotation. Which files count as this session's: every
   `conftest.py` and configuration file in the folders from the repository's root down
@@ -57,6 +66,7 @@ from pytest_codeif.checks.registry import CheckRegistry
 from pytest_codeif.errors import Location, TaskFileError
 from pytest_codeif.gate.baseline import Baseline, BaselineError, read_baseline
 from pytest_codeif.gate.changes import ChangedCode, GitError, blob_at, first_changed_line
+from pytest_codeif.gate.links import ChangedLinks, links_on_route
 from pytest_codeif.outcome import Evidence
 from pytest_codeif.records import ConstraintRecord
 from pytest_codeif.report.annotations import command, enabled
@@ -79,6 +89,10 @@ PYTEST_FILES: Final = frozenset({"pytest.ini", ".pytest.ini", "pytest.toml", ".p
 #: Files that hold pytest's configuration in one section among others: a change counts
 #: when that section changed.
 SECTIONED_FILES: Final = frozenset({"pyproject.toml", "tox.ini", "setup.cfg"})
+#: pytest's plugins that import the checkout's Python while collecting (a folder's
+#: `__init__.py` for its package's setup, `test_*.py` files, doctests in `test*.txt`):
+#: `codeif gate` blocks them, and collects task files alone.
+PYTHON_PLUGINS: Final = ("python", "doctest")
 #: A configuration file larger than this (or not a regular file) is not read: changed.
 _MAX_CONFIG_BYTES: Final = 4 * 1024 * 1024
 _SECTION_HEADER: Final = {
@@ -91,7 +105,7 @@ _SECTION_HEADER: Final = {
 #: under judgement, not a change to the rules.
 INLINE_CODE_KEYS: Final = frozenset({"code", "response"})
 
-Kind = Literal["rules", "baseline", "conftest", "config"]
+Kind = Literal["rules", "baseline", "conftest", "config", "link"]
 _VERB: Final = {"A": "added", "D": "deleted"}
 #: What to do, per kind of protected file (the constraint's `message`).
 ADVICE: Final[dict[str, str]] = {
@@ -109,6 +123,10 @@ ADVICE: Final[dict[str, str]] = {
     "the gate off (`addopts = -p no:codeif`, what is collected). The gate ran with no "
     "configuration file (-c /dev/null); land the change in a pull request reviewed by "
     "the owners of the test setup.",
+    "link": "A person must review this symbolic link: a path the gate's rules name (a task "
+    "file, its folder, a task's `directory:`) goes through it, so it changes what the gate "
+    "reads and judges without editing a rule. Land it in a pull request of its own, "
+    "reviewed by the rules' owners.",
 }
 
 
@@ -140,6 +158,11 @@ class ProtectedChange:
             return (
                 f"the baseline {self.shown} was {verb} {since}: the gate read it as the "
                 "merge base holds it"
+            )
+        if self.kind == "link":
+            return (
+                f"the symbolic link {self.shown} was {verb} {since}: a path the gate's "
+                "rules name goes through it"
             )
         if self.kind == "conftest":
             return (
@@ -208,20 +231,25 @@ class RulesDiff:
         self._memo: dict[str, bool] = {}
 
     def changed(self, relative: str) -> bool:
-        if relative not in self.statuses:
-            return False
         known = self._memo.get(relative)
         if known is None:
             known = self._memo[relative] = self._compare(relative)
         return known
 
+    def status(self, relative: str) -> str:
+        """git's letter for the file at `relative`; `M` for one changed through a link."""
+        return self.statuses.get(relative, "M")
+
     def _compare(self, relative: str) -> bool:
         path = self.changes.toplevel / relative
+        if relative not in self.statuses and not links_on_route(path):
+            return False  # unchanged, and read through no link: the merge base's bytes
         try:
+            # Both sides through their own links: the merge base's as it resolved them.
             old = blob_at(self.changes, relative)
         except GitError:
             return True
-        new = _working_bytes(path, MAX_FILE_BYTES)
+        new = _working_bytes(path, MAX_FILE_BYTES, follow=True)
         if old is None or new is None:
             return True
         try:
@@ -307,11 +335,13 @@ def _line(changes: ChangedCode, path: str, name: str, kind: Kind) -> int:
         return 1
 
 
-def _working_bytes(path: Path, limit: int = _MAX_CONFIG_BYTES) -> bytes | None:
-    """A regular file's bytes (not a link, a device or a file over `limit` bytes); else
-    None."""
+def _working_bytes(
+    path: Path, limit: int = _MAX_CONFIG_BYTES, *, follow: bool = False
+) -> bytes | None:
+    """A regular file's bytes (not a link unless `follow`, not a device, a folder or a
+    file over `limit` bytes); else None."""
     try:
-        info = os.lstat(path)
+        info = os.stat(path) if follow else os.lstat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
             return None
         return path.read_bytes()
@@ -355,15 +385,31 @@ def _section(name: str, raw: bytes | None) -> Any:
 
 class PinnedTaskFiles(TaskFileCache):
     """Reads a task file the change touched as the merge base holds it; never through
-    pytest's cache folder. `pinned` lists the files so read (path -> repository path)."""
+    pytest's cache folder. `pinned` lists the files so read (path -> repository path);
+    `links` notes the links the change made on the paths they and their tasks name."""
 
-    def __init__(self, registry: CheckRegistry, changes: ChangedCode, rules: RulesDiff) -> None:
+    def __init__(
+        self,
+        registry: CheckRegistry,
+        changes: ChangedCode,
+        rules: RulesDiff,
+        links: ChangedLinks | None = None,
+    ) -> None:
         super().__init__(None, registry)
         self.changes = changes
         self.rules = rules
+        self.links = links if links is not None else ChangedLinks(changes, rules.statuses)
         self.pinned: dict[Path, str] = {}
 
     def read(self, path: Path, root: Path | None = None) -> ParsedFile:
+        self.links.check(path)
+        parsed = self._read(path, root)
+        for task in parsed.tasks:
+            if task.code.kind in _CODE_PATH_KINDS:
+                self.links.check(task.path.parent / task.code.value)
+        return parsed
+
+    def _read(self, path: Path, root: Path | None) -> ParsedFile:
         relative = self.changes.repo_path(path)
         if relative is None or not self.rules.changed(relative):
             return super().read(path, root)
@@ -379,18 +425,23 @@ class PinnedTaskFiles(TaskFileCache):
         return parse_task_file(load_yaml_bytes(path, raw), self.registry, root)
 
 
-def deleted_arguments(
-    config: pytest.Config, changes: ChangedCode, statuses: Mapping[str, str]
-) -> list[Path]:
-    """The task files named on the command line that the change deleted (absolute),
-    taken out of `config.args`: pytest would stop at them (`file or directory not found`,
-    a usage error) before judging anything. `GateGuard` collects them as the session's
-    own files, read as the merge base holds them (`PinnedTaskFiles`), so that their rules
-    still judge the change; their deletion is a `protected-rules` finding. Only a whole
-    file counts (not `FILE::NODE`, not a deleted folder), and only one the merge base
-    holds a file at whose name `codeif_patterns` matches."""
+#: The kinds of a task's code that name a path (relative to the task file).
+_CODE_PATH_KINDS: Final = frozenset({"directory", "file", "response-file"})
+
+
+def replaced_arguments(config: pytest.Config, changes: ChangedCode) -> list[Path]:
+    """The task files named on the command line that the change deleted or replaced by
+    something other than a file (a folder, a link to a folder, a dangling link): absolute,
+    taken out of `config.args`. pytest would stop at a missing one (`file or directory not
+    found`, a usage error) and would walk a folder put in its place for whatever it holds
+    (nothing, or files of the change's choosing), judging none of the rules. `GateGuard`
+    collects them as the session's own files, read as the merge base holds them
+    (`PinnedTaskFiles`), so that their rules still judge the change; the change itself
+    is a `protected-rules` finding. Only a whole file counts (not `FILE::NODE`, not a
+    deleted folder), and only one where the merge base holds a file (through its own
+    links) whose name `codeif_patterns` matches."""
     patterns = settings_of(config).patterns
-    deleted: list[Path] = []
+    replaced: list[Path] = []
     kept: list[str] = []
     for arg in config.args:
         text = str(arg)
@@ -398,16 +449,23 @@ def deleted_arguments(
         relative = None if "::" in text else changes.repo_path(target)
         if (
             relative is not None
-            and statuses.get(relative) == "D"
-            and not os.path.lexists(target)
+            and not os.path.isfile(target)
             and any(fnmatch.fnmatch(target.name, p) for p in patterns)
+            and _held_as_file(changes, relative)
         ):
-            if target not in deleted:
-                deleted.append(target)
+            if target not in replaced:
+                replaced.append(target)
         else:
             kept.append(arg)
     config.args[:] = kept
-    return deleted
+    return replaced
+
+
+def _held_as_file(changes: ChangedCode, relative: str) -> bool:
+    try:
+        return blob_at(changes, relative) is not None
+    except GitError:
+        return False
 
 
 def read_pinned_baseline(changes: ChangedCode, relative: str, shown: str) -> Baseline:
@@ -436,6 +494,14 @@ def unprotected(config: pytest.Config, changes: ChangedCode) -> list[str]:
     settings = settings_of(config)
     if not settings.noconftest:
         reasons.append("it imports conftest.py files (no --noconftest)")
+    loaded = [name for name in PYTHON_PLUGINS if config.pluginmanager.get_plugin(name) is not None]
+    if loaded:
+        reasons.append(
+            "it imports the checkout's Python files while collecting (a package's "
+            "__init__.py, test files, doctests; no "
+            + " ".join(f"-p no:{name}" for name in loaded)
+            + ")"
+        )
     inipath = config.inipath
     if inipath is not None and changes.repo_path(inipath.absolute()) is not None:
         reasons.append(
@@ -553,14 +619,16 @@ class GateGuard:
         *,
         reasons: list[str],
         taskfiles: PinnedTaskFiles | None,
-        deleted: list[Path] | None = None,
+        replaced: list[Path] | None = None,
+        links: ChangedLinks | None = None,
     ) -> None:
         self.config = config
         self.changes = changes
         self.found = found
         self.reasons = reasons
         self.taskfiles = taskfiles
-        self.deleted = deleted or []
+        self.replaced = replaced or []
+        self.links = links
         self.failed = 0
 
     def _warning(self) -> str:
@@ -584,12 +652,13 @@ class GateGuard:
     def pytest_make_collect_report(
         self, collector: pytest.Collector
     ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
-        """The session collects the task files the change deleted from the command line
-        (`deleted_arguments`) after its arguments, as pytest collects any file."""
+        """The session collects the task files the change deleted or replaced from the
+        command line (`replaced_arguments`) after its arguments, as pytest collects any
+        file."""
         report = yield
-        if self.deleted and isinstance(collector, pytest.Session) and report.passed:
+        if self.replaced and isinstance(collector, pytest.Session) and report.passed:
             result = list(report.result)
-            for path in self.deleted:
+            for path in self.replaced:
                 result += collector.ihook.pytest_collect_file(file_path=path, parent=collector)
             report.result = result
         return report
@@ -602,12 +671,20 @@ class GateGuard:
         del config
         found = list(self.found)
         known = {change.path for change in found}
-        for relative in sorted(set(self.taskfiles.pinned.values()) if self.taskfiles else ()):
-            if relative not in known:  # read and pinned, though not found up front
-                status = "M" if self.changes.has_file(relative) else "D"
+        taskfiles = self.taskfiles
+        for relative in sorted(set(taskfiles.pinned.values()) if taskfiles else ()):
+            if taskfiles is not None and relative not in known:  # pinned, not found up front
+                status = taskfiles.rules.status(relative)
+                if status != "D" and not os.path.isfile(self.changes.toplevel / relative):
+                    status = "D"  # a folder or a dangling link in its place
                 shown = _shown(self.changes, relative)
                 line = 1 if status == "D" else _line(self.changes, relative, "", "rules")
                 found.append(ProtectedChange(relative, shown, "rules", status, line))
+                known.add(relative)
+        links = self.links.found if self.links is not None else {}
+        for relative, status in sorted(links.items()):
+            shown = _shown(self.changes, relative)
+            found.append(ProtectedChange(relative, shown, "link", status, 1))
         notes = [f"this run is not protected: {r}" for r in self.reasons]
         for change in found:
             name = f"protected-{change.kind}"

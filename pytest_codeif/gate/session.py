@@ -44,13 +44,14 @@ from pytest_codeif.gate.changes import (
     every_change,
     find_changes,
 )
+from pytest_codeif.gate.links import ChangedLinks
 from pytest_codeif.gate.pinned import (
     GateGuard,
     PinnedTaskFiles,
     RulesDiff,
-    deleted_arguments,
     protected_changes,
     read_pinned_baseline,
+    replaced_arguments,
     unprotected,
 )
 from pytest_codeif.records import GateEntry
@@ -169,14 +170,18 @@ def _protect(config: pytest.Config, changes: ChangedCode, baseline: Path | None)
     statuses = every_change(changes)
     relative = changes.repo_path(baseline.absolute()) if baseline is not None else None
     rules = RulesDiff(changes, statuses)
+    links = ChangedLinks(changes, statuses)
+    for arg in config.args:  # links the change made on a path given to the gate
+        links.check(Path(config.invocation_params.dir, str(arg).split("::")[0]))
     found = protected_changes(config, changes, statuses, relative, rules)
-    # A task file named on the command line that the change deleted: pytest would refuse
-    # the argument; the guard collects it, read as the merge base holds it.
-    deleted = deleted_arguments(config, changes, statuses)
+    # A task file named on the command line that the change deleted, or replaced by a
+    # folder: pytest would refuse the argument or walk the folder; the guard collects
+    # it, read as the merge base holds it.
+    replaced = replaced_arguments(config, changes)
     state = config.stash.get(STATE_KEY, None)
     taskfiles = None
     if state is not None:
-        taskfiles = state.taskfiles = PinnedTaskFiles(state.registry, changes, rules)
+        taskfiles = state.taskfiles = PinnedTaskFiles(state.registry, changes, rules, links)
         # A task's `project-config: true` reads ruff's and mypy's configuration files as
         # the merge base holds them: the change cannot edit them either.
         state.engine.tools.read_configs_with(functools.partial(_pinned_config, changes))
@@ -186,7 +191,8 @@ def _protect(config: pytest.Config, changes: ChangedCode, baseline: Path | None)
         found,
         reasons=unprotected(config, changes),
         taskfiles=taskfiles,
-        deleted=deleted,
+        replaced=replaced,
+        links=links,
     )
     config.pluginmanager.register(guard, "codeif-gate-guard")
     return relative if relative in statuses else None

@@ -1,0 +1,330 @@
+"""A red team's hostile pull requests against `codeif gate`, each on a real git repository.
+
+The gate must never pass a change that plain `pytest --codeif` on the head would fail,
+never run the change's code outside the sandbox, and never show a traceback. Each test
+here builds a base branch with a team's rules (`directory: src`: no `print`, ruff
+`E711`/`F401`), commits a hostile change on a branch (a control violation, plus the
+trick), and runs `codeif gate` as CI runs it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_codeif.cli import gate_arguments
+from tests.test_changed_since import git, isolate_git
+
+pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+RULES = """\
+tasks:
+  - id: team
+    directory: src
+    constraints:
+      - {id: no-print, check: pattern, pattern: "print(...)"}
+      - {id: ruff, check: ruff, select: [E711, F401]}
+"""
+ORDERS = "def total(prices: list[int]) -> int:\n    return sum(prices)\n"
+#: The control violation: a `print` and an `== None` on line 6 of the changed file.
+VIOLATION = "\n\ndef show(x):\n    print(x == None)\n"
+#: The findings the control violation gives: (constraint, path, line).
+CONTROL = {("no-print", "src/shop/orders.py", 6), ("ruff", "src/shop/orders.py", 6)}
+#: A file the hostile code writes when it runs in the gate's own process.
+MARKER = "PWNED"
+
+
+@pytest.fixture
+def repo(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The base branch `main` (rules at the root, the code in `src/shop`), checked out on
+    the branch `pr`."""
+    root = isolate_git(pytester, monkeypatch) / "repo"
+    write(root, {"rules.codeif.yaml": RULES, "src/shop/__init__.py": ""})
+    write(root, {"src/shop/orders.py": ORDERS, ".gitignore": "out/\n__pycache__/\n"})
+    git(root, "init", "-q", "-b", "main")
+    commit(root, "base")
+    git(root, "checkout", "-q", "-b", "pr")
+    return root
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+
+
+def commit(root: Path, message: str) -> None:
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--allow-empty", "-m", message)
+
+
+def on_main(root: Path, change: Callable[[], None]) -> None:
+    """Make `change` part of the base branch (the branch `pr` starts again from it)."""
+    git(root, "checkout", "-q", "main")
+    change()
+    commit(root, "base, again")
+    git(root, "checkout", "-q", "-B", "pr", "main")
+
+
+def violate(root: Path) -> None:
+    with (root / "src" / "shop" / "orders.py").open("a", encoding="utf-8") as handle:
+        handle.write(VIOLATION)
+
+
+def codeif_gate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`codeif gate ARGS --codeif-changed-since=main` in `root`, as CI runs it, with the
+    JSON report in `out/`."""
+    script = Path(sys.executable).with_name("codeif")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "pytest_codeif.cli"]
+    argv = [*args, "--codeif-changed-since=main", "--codeif-report=out/r.json"]
+    done = subprocess.run(
+        [*command, "gate", *argv], cwd=root, capture_output=True, text=True, check=False
+    )
+    assert "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
+    return done
+
+
+def findings(root: Path) -> set[tuple[str, str, int | None]]:
+    """(constraint, file, line) of every finding that counts, from the JSON report."""
+    report: dict[str, Any] = json.loads((root / "out" / "r.json").read_text())
+    return {
+        (c["constraint"], os.path.normpath(e["path"]), e["line"])
+        for task in report["tasks"]
+        for c in task["constraints"]
+        for e in c["evidence"]
+    }
+
+
+def fails_with(
+    done: subprocess.CompletedProcess[str], root: Path, *extra: tuple[str, str, int]
+) -> None:
+    """The gate failed (1) with the control violation's findings, and `extra` ones."""
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert findings(root) == CONTROL | set(extra), done.stdout
+
+
+# -- 1. the gate collects task files alone: no Python of the change's is imported --------
+
+
+def _rules_in_folder(root: Path) -> None:
+    """The rules move to `rules/team.codeif.yaml` (`directory: ../src`), on main."""
+    (root / "rules").mkdir()
+    (root / "rules.codeif.yaml").rename(root / "rules" / "team.codeif.yaml")
+    text = (root / "rules" / "team.codeif.yaml").read_text()
+    (root / "rules" / "team.codeif.yaml").write_text(text.replace("src", "../src"))
+
+
+#: Python that, imported or run in the gate's process, leaves a mark and ends it with 0.
+HOSTILE = f"import os\nopen({MARKER!r}, 'w').write('ran')\nos._exit(0)\n"
+IMPORTED = {
+    # pytest imports a folder's __init__.py for its package's setup (`Package`).
+    "root-init": (False, {"__init__.py": HOSTILE}),
+    "rules-init": (True, {"rules/__init__.py": HOSTILE}),
+    "test-file": (True, {"rules/test_zz.py": HOSTILE}),
+    "doctest": (True, {"rules/test_notes.txt": f">>> exec({HOSTILE!r})\n"}),
+}
+
+
+@pytest.mark.parametrize("name", list(IMPORTED))
+def test_no_python_of_the_change_runs_in_the_gate(repo: Path, name: str) -> None:
+    folder, files = IMPORTED[name]
+    if folder:
+        on_main(repo, lambda: _rules_in_folder(repo))
+    write(repo, files)
+    violate(repo)
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules/" if folder else "rules.codeif.yaml")
+    assert not (repo / MARKER).exists()
+    fails_with(done, repo)
+
+
+def test_no_python_runs_under_xdist_either(repo: Path) -> None:
+    write(repo, {"__init__.py": HOSTILE})
+    violate(repo)
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml", "-n", "2")
+    assert not (repo / MARKER).exists()
+    fails_with(done, repo)
+
+
+def test_the_gate_blocks_pytests_python_collection() -> None:
+    argv = gate_arguments(["rules.codeif.yaml", "--codeif-changed-since=main"])
+    assert isinstance(argv, list)
+    for plugin in ("python", "doctest", "cacheprovider"):
+        assert argv[argv.index(f"no:{plugin}") - 1] == "-p"
+    for undo in (["-p", "python"], ["-pdoctest"], ["-p", "_pytest.python"]):
+        refused = gate_arguments([*undo, "--codeif-changed-since=main"])
+        assert isinstance(refused, str) and "blocks that plugin" in refused, undo
+
+
+def _replace_rules_by_folder(root: Path) -> None:
+    (root / "rules.codeif.yaml").unlink()
+    write(root, {"rules.codeif.yaml/test_ok.py": "def test_ok():\n    pass\n"})
+
+
+def _replace_rules_by_empty_folder(root: Path) -> None:
+    (root / "rules.codeif.yaml").unlink()
+    write(root, {"rules.codeif.yaml/README": "nothing to see\n"})
+
+
+def _replace_rules_by_link_to_folder(root: Path) -> None:
+    (root / "rules.codeif.yaml").unlink()
+    write(root, {"docs/rules/test_ok.py": "def test_ok():\n    pass\n"})
+    (root / "rules.codeif.yaml").symlink_to("docs/rules")
+
+
+REPLACED = {
+    "folder": (_replace_rules_by_folder, False),
+    "empty-folder": (_replace_rules_by_empty_folder, False),
+    "link-to-folder": (_replace_rules_by_link_to_folder, True),
+}
+
+
+@pytest.mark.parametrize("name", list(REPLACED))
+def test_a_rule_file_replaced_by_a_folder_still_judges(repo: Path, name: str) -> None:
+    """pytest would walk the folder in the rule file's place (its tests, or nothing:
+    `no tests ran`); the gate judges with the merge base's rule file, and the
+    replacement is a finding."""
+    replace, link = REPLACED[name]
+    replace(repo)
+    violate(repo)
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    extra = {("protected-rules", "rules.codeif.yaml", 1)}
+    if link:
+        extra.add(("protected-link", "rules.codeif.yaml", 1))
+    fails_with(done, repo, *extra)
+    assert "passed" not in done.stdout.splitlines()[-1]
+
+
+# -- 4. symbolic links on the paths the rules name ----------------------------------------
+
+
+def test_the_code_folder_replaced_by_a_link(repo: Path) -> None:
+    """`src` moved and replaced by a link to it: the files are judged under their real
+    names (all new there), and the link is a finding."""
+    (repo / "src").rename(repo / "realsrc")
+    (repo / "src").symlink_to("realsrc")
+    violate(repo)
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml", "--codeif-changed-lines")
+    fails_with(done, repo, ("protected-link", "src", 1))
+
+
+def test_the_rules_folder_replaced_by_a_link_to_a_decoy(repo: Path) -> None:
+    """`rules/` becomes a link to `decoy/rules`, beside a clean `decoy/src`: the same
+    rules, whose `directory: ../src` now resolves to the decoy."""
+    on_main(repo, lambda: _rules_in_folder(repo))
+    shutil.copytree(repo / "rules", repo / "decoy" / "rules")
+    shutil.copytree(repo / "src", repo / "decoy" / "src")
+    shutil.rmtree(repo / "rules")
+    (repo / "rules").symlink_to("decoy/rules")
+    violate(repo)
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules/")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ("protected-link", "rules", 1) in findings(repo)
+    assert "the symbolic link rules was added since main" in done.stdout
+
+
+# -- 11. a rule file that is a link in the merge base ------------------------------------
+
+
+def test_a_linked_rule_file_is_read_through_the_merge_bases_link(repo: Path) -> None:
+    """On main, `rules.codeif.yaml` links to `ci/rules.codeif.yaml`; the change empties
+    the target: the gate reads the target as the merge base holds it."""
+
+    def link_rules() -> None:
+        (repo / "ci").mkdir()
+        (repo / "rules.codeif.yaml").rename(repo / "ci" / "rules.codeif.yaml")
+        (repo / "rules.codeif.yaml").symlink_to("ci/rules.codeif.yaml")
+
+    on_main(repo, link_rules)
+    write(repo, {"ci/rules.codeif.yaml": "tasks: []\n"})
+    violate(repo)
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    fails_with(done, repo, ("protected-rules", "rules.codeif.yaml", 1))
+
+
+# -- 7, 8. the changed lines: attributes cannot hide hunks, a moved file brings its lines --
+
+
+@pytest.mark.parametrize("attribute", ["-diff", "binary", "diff=hidden"])
+def test_gitattributes_cannot_hide_the_changed_lines(repo: Path, attribute: str) -> None:
+    """`*.py -diff` made git print `Binary files differ`: no hunk, so no changed line."""
+    git(repo, "config", "diff.hidden.textconv", "true")  # a driver printing nothing
+    write(repo, {".gitattributes": f"*.py {attribute}\n"})
+    violate(repo)
+    commit(repo, "hostile")
+    fails_with(codeif_gate(repo, "rules.codeif.yaml", "--codeif-changed-lines"), repo)
+
+
+def test_a_file_moved_into_the_judged_folder_brings_every_line(repo: Path) -> None:
+    """A script outside `src` (not judged) moves into it with one new clean line: its old
+    violations are in the judged code now, on lines the rename carried over."""
+    on_main(repo, lambda: write(repo, {"scripts/tool.py": "def show(x):\n    print(x == None)\n"}))
+    git(repo, "mv", "scripts/tool.py", "src/shop/tool.py")
+    with (repo / "src" / "shop" / "tool.py").open("a", encoding="utf-8") as handle:
+        handle.write("\n\nDONE = True\n")
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml", "--codeif-changed-lines")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert findings(repo) == {("no-print", "src/shop/tool.py", 2), ("ruff", "src/shop/tool.py", 2)}
+
+
+# -- 2. the tools the checks start never run the change's code ------------------------------
+
+MYPY_RULE = "      - {id: mypy, check: mypy, strict: true}\n"
+PLUGIN = (
+    "from mypy.plugin import Plugin\n\n\n"
+    "class Quiet(Plugin):\n    pass\n\n\n"
+    "def plugin(version: str) -> type[Plugin]:\n    return Quiet\n"
+)
+
+
+def test_a_mypy_package_in_the_code_does_not_stand_in_for_mypy(repo: Path) -> None:
+    """`python -m mypy` in the code's folder put that folder first on sys.path: the
+    change's `mypy/__main__.py` ran instead of mypy, outside the sandbox, and said
+    nothing (no finding: satisfied)."""
+    on_main(repo, lambda: write(repo, {"rules.codeif.yaml": RULES + MYPY_RULE}))
+    write(repo, {"src/mypy/__init__.py": "", "src/mypy/__main__.py": HOSTILE})
+    violate(repo)
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    assert not (repo / MARKER).exists()
+    assert not (repo / "src" / MARKER).exists()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ("mypy", "src/shop/orders.py", 5) in findings(repo)
+
+
+def test_a_mypy_plugin_file_is_read_as_the_merge_base_holds_it(repo: Path) -> None:
+    """The project's mypy configuration (read as the merge base holds it) names a plugin
+    by path: mypy imports that file in its own process; the change's edit of it must not
+    be what runs."""
+    rules = RULES + "      - {id: mypy, check: mypy, project-config: true}\n"
+    config = '[tool.mypy]\nstrict = true\nplugins = ["plug.py"]\n'
+    on_main(
+        repo,
+        lambda: write(
+            repo, {"rules.codeif.yaml": rules, "src/pyproject.toml": config, "src/plug.py": PLUGIN}
+        ),
+    )
+    marker = repo / MARKER
+    hostile = f"import os\nopen({str(marker)!r}, 'w').write('ran')\nos._exit(0)\n"
+    write(repo, {"src/plug.py": hostile})
+    violate(repo)
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    assert not marker.exists()
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ("mypy", "src/shop/orders.py", 5) in findings(repo)
