@@ -99,3 +99,31 @@ tasks:
             "*capture.CODEIF_SERVICE_URL: `CODEIF_SERVICE_URL` is set by pytest-codeif*",
         ]
     )
+
+
+def test_tests_inside_the_code_under_evaluation_are_refused(pytester: pytest.Pytester) -> None:
+    """The code could rewrite them (a collection asserting nothing, a test that passes)."""
+    app = pytester.mkdir("app")
+    (app / "c.json").write_text("{}")
+    (app / "checks.py").write_text("def test_x():\n    pass\n")
+    pytester.makefile(
+        ".codeif.yaml",
+        inside="""\
+tasks:
+  - id: t
+    directory: app
+    service: {run: python app.py, port: 8080}
+    tests:
+      - newman: app/c.json
+      - pytest: app/checks.py
+""",
+    )
+    result = pytester.runpytest("--codeif", "-p", "no:cacheprovider", "inside.codeif.yaml")
+    result.stdout.fnmatch_lines_random(
+        [
+            "*inside.codeif.yaml:6: at tasks[[]0[]].tests[[]0[]].newman: the collection lies"
+            " inside the code under evaluation*",
+            "*inside.codeif.yaml:7: at tasks[[]0[]].tests[[]1[]].pytest: a test file run beside"
+            " the service lies inside the code under evaluation*",
+        ]
+    )

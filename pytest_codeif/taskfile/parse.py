@@ -425,12 +425,25 @@ class _TaskBuilder:
         for i, raw in enumerate(raws if isinstance(raws, list) else []):
             if not self.valid(_CASE, ("tests", i), raw):
                 continue
-            if "pytest" in raw:
+            beside = service is not None or database is not None
+            if "pytest" in raw and beside and self._in_code(task, str(raw["pytest"])):
+                self.problem(
+                    ("tests", i, "pytest"),
+                    "a test file run beside the service lies inside the code under "
+                    "evaluation (`directory`), which could rewrite it: keep it outside",
+                )
+            elif "pytest" in raw:
                 path = self._existing_path(raw["pytest"], ("tests", i, "pytest"), want_dir=False)
                 if path is not None:
                     label = raw.get("name", raw["pytest"])
                     pytest_files.append(PytestCase(label, path, self.at("tests", i)))
                     ordered.append(pytest_files[-1])
+            elif "newman" in raw and self._in_code(task, str(raw["newman"])):
+                self.problem(
+                    ("tests", i, "newman"),
+                    "the collection lies inside the code under evaluation (`directory`), "
+                    "which could rewrite the tests that judge it: keep it outside",
+                )
             elif any(key in raw for key in BEHAVIOUR_KEYS):
                 if service is None and ("request" in raw or "newman" in raw):
                     kind = "request" if "request" in raw else "newman"
@@ -449,6 +462,13 @@ class _TaskBuilder:
                     calls.append(case)
         behaviour = behaviour_of(service, database, ordered)
         return tuple(calls), tuple(pytest_files), behaviour
+
+    def _in_code(self, task: Mapping[str, Any], value: str) -> bool:
+        """Whether the file `value` names lies in the task's `directory`."""
+        directory = task.get("directory")
+        if not isinstance(directory, str):
+            return False
+        return (self.folder / value).resolve().is_relative_to((self.folder / directory).resolve())
 
     def _call(self, i: int, raw: Mapping[str, Any], entry: str | None) -> CallCase | None:
         """Call case `i`, or None after recording its problem."""
