@@ -328,3 +328,92 @@ def test_a_mypy_plugin_file_is_read_as_the_merge_base_holds_it(repo: Path) -> No
     assert not marker.exists()
     assert done.returncode == 1, done.stdout + done.stderr
     assert ("mypy", "src/shop/orders.py", 5) in findings(repo)
+
+
+# -- 3. changed code the walk leaves out -------------------------------------------------
+
+EVIL = "def show(x):\n    print(x == None)\n"
+
+
+def _ignored(root: Path) -> str:
+    write(root, {"src/shop/evil.py": EVIL, "src/shop/.gitignore": "evil.py\n"})
+    return "shop/.gitignore:1: evil.py"
+
+
+def _ignored_existing(root: Path) -> str:
+    violate(root)
+    write(root, {"src/shop/.gitignore": "orders.py\n"})
+    return "shop/.gitignore:1: orders.py"
+
+
+def _in_build(root: Path) -> str:
+    write(root, {"src/shop/build/evil.py": EVIL})
+    return "build/ is skipped unless it holds an __init__.py"
+
+
+def _in_venv(root: Path) -> str:
+    write(root, {"src/shop/venv/evil.py": EVIL})
+    return "venv/ is always skipped"
+
+
+def _beside_pyvenv_cfg(root: Path) -> str:
+    write(root, {"src/shop/helpers/evil.py": EVIL, "src/shop/helpers/pyvenv.cfg": ""})
+    return "it holds a pyvenv.cfg"
+
+
+def _beside_conda_meta(root: Path) -> str:
+    write(root, {"src/shop/helpers/evil.py": EVIL, "src/shop/helpers/conda-meta/x": ""})
+    return "it holds a conda-meta folder"
+
+
+LEFT_OUT = {
+    "gitignored": (_ignored, "src/shop/evil.py"),
+    "gitignored-existing": (_ignored_existing, "src/shop/orders.py"),
+    "build": (_in_build, "src/shop/build/evil.py"),
+    "venv": (_in_venv, "src/shop/venv/evil.py"),
+    "pyvenv.cfg": (_beside_pyvenv_cfg, "src/shop/helpers/evil.py"),
+    "conda-meta": (_beside_conda_meta, "src/shop/helpers/evil.py"),
+}
+
+
+@pytest.mark.parametrize("name", list(LEFT_OUT))
+def test_changed_code_the_walk_leaves_out_fails_the_gate(repo: Path, name: str) -> None:
+    """The head's walk skips the new code (its own .gitignore line, a build/ or venv/
+    folder, a pyvenv.cfg beside it): nothing judged it, so it is a finding saying why."""
+    hide, path = LEFT_OUT[name]
+    why = hide(repo)
+    git(repo, "add", "-f", "-A")
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert ("unjudged-code", path, 1) in findings(repo)
+    assert f"FAILED {path}::codeif-gate::unjudged-code" in done.stdout
+    assert f"but the code folder's walk leaves it out ({why})" in done.stdout
+
+
+def test_code_the_rules_exclude_is_not_reported(repo: Path) -> None:
+    """A task's own `exclude:` (the merge base's rules) leaves code out deliberately."""
+    rules = RULES.replace("directory: src\n", "directory: src\n    exclude: [gen/]\n")
+    on_main(repo, lambda: write(repo, {"rules.codeif.yaml": rules}))
+    write(repo, {"src/shop/gen/evil.py": EVIL})
+    commit(repo, "generated")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "unjudged" not in done.stdout
+
+
+def test_a_submodule_the_change_adds_is_judged(repo: Path, tmp_path: Path) -> None:
+    """git lists a submodule, never its files: they count as changed, whole."""
+    library = tmp_path / "library"
+    write(library, {"__init__.py": "", "evil.py": EVIL})
+    git(library, "init", "-q", "-b", "main")
+    commit(library, "library")
+    submodule = ("submodule", "add", "-q", str(library), "src/shop/vendored")
+    git(repo, "-c", "protocol.file.allow=always", *submodule)
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml", "--codeif-changed-lines")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert findings(repo) == {
+        ("no-print", "src/shop/vendored/evil.py", 2),
+        ("ruff", "src/shop/vendored/evil.py", 2),
+    }

@@ -82,6 +82,9 @@ class ChangedCode:
     #: With --codeif-changed-lines: the added or modified lines of each tracked file that
     #: changed; None when whole files count.
     lines: Mapping[str, frozenset[int]] | None = None
+    #: Submodules whose commit changed (or that the change added): every file under
+    #: them changed, whole (git lists the submodule, never its files).
+    folders: frozenset[str] = frozenset()
 
     @property
     def since(self) -> str:
@@ -127,12 +130,20 @@ class ChangedCode:
 
     def has_file(self, path: str | Path) -> bool:
         """True when the file at `path` (see `names_of`) changed."""
-        return any(name in self.files for name in self.names_of(path))
+        return any(
+            name in self.files or self.in_changed_folder(name) for name in self.names_of(path)
+        )
+
+    def in_changed_folder(self, relative: str) -> bool:
+        """Whether the repository path `relative` lies in a changed submodule."""
+        return any(relative.startswith(folder + "/") for folder in self.folders)
 
     def has_line(self, path: str | Path, line: int | None) -> bool:
         """True when line `line` of the file at `path` changed; with whole files counting
         (no --codeif-changed-lines), or no line to place a finding on, when the file did."""
         for relative in self.names_of(path):
+            if self.in_changed_folder(relative):
+                return True
             if relative not in self.files:
                 continue
             if self.lines is None or line is None or relative in self.untracked:
@@ -196,6 +207,7 @@ def find_changes(
         changed_lines = {
             path: frozenset(found) for path, found in parse_patch(patch.stdout).items()
         }
+    raw = run(toplevel, "diff", "--raw", "-z", *_SUBMODULE_OPTIONS, merge_base, "--")
     return ChangedCode(
         ref=ref,
         merge_base=merge_base,
@@ -204,7 +216,30 @@ def find_changes(
         files=frozenset(tracked) | untracked,
         untracked=untracked - frozenset(tracked),
         lines=changed_lines,
+        folders=frozenset(parse_submodules(raw.stdout)),
     )
+
+
+#: The options of the diff that finds changed submodules: as `_DIFF_OPTIONS`, but a
+#: submodule whose commit changed is listed (its own uncommitted work is not).
+_SUBMODULE_OPTIONS: Final = (
+    *(option for option in _DIFF_OPTIONS if option != "--ignore-submodules"),
+    "--ignore-submodules=dirty",
+)
+#: A submodule's mode in a tree (a "gitlink").
+_GITLINK: Final = b"160000"
+
+
+def parse_submodules(output: bytes) -> list[str]:
+    """The paths of `git diff --raw -z --no-renames` whose new side is a submodule
+    (`:old-mode new-mode old-id new-id status`, then the path)."""
+    fields = output.split(b"\0")
+    found: list[str] = []
+    for header, name in zip(fields[::2], fields[1::2], strict=False):
+        modes = header.lstrip(b":").split(b" ")
+        if len(modes) >= 2 and modes[1] == _GITLINK and name:
+            found.append(os.fsdecode(name))
+    return found
 
 
 def every_change(changes: ChangedCode, *, timeout: float = GIT_TIMEOUT) -> dict[str, str]:

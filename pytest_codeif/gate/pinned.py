@@ -67,6 +67,7 @@ from pytest_codeif.errors import Location, TaskFileError
 from pytest_codeif.gate.baseline import Baseline, BaselineError, read_baseline
 from pytest_codeif.gate.changes import ChangedCode, GitError, blob_at, first_changed_line
 from pytest_codeif.gate.links import ChangedLinks, links_on_route
+from pytest_codeif.gate.unjudged import left_out
 from pytest_codeif.outcome import Evidence
 from pytest_codeif.records import ConstraintRecord
 from pytest_codeif.report.annotations import command, enabled
@@ -105,7 +106,7 @@ _SECTION_HEADER: Final = {
 #: under judgement, not a change to the rules.
 INLINE_CODE_KEYS: Final = frozenset({"code", "response"})
 
-Kind = Literal["rules", "baseline", "conftest", "config", "link"]
+Kind = Literal["rules", "baseline", "conftest", "config", "link", "unjudged"]
 _VERB: Final = {"A": "added", "D": "deleted"}
 #: What to do, per kind of protected file (the constraint's `message`).
 ADVICE: Final[dict[str, str]] = {
@@ -123,6 +124,11 @@ ADVICE: Final[dict[str, str]] = {
     "the gate off (`addopts = -p no:codeif`, what is collected). The gate ran with no "
     "configuration file (-c /dev/null); land the change in a pull request reviewed by "
     "the owners of the test setup.",
+    "unjudged": "A person must review this file: it changed, but the walk of the task's "
+    "code folder leaves it out (a .gitignore line, a build/ or virtualenv folder, a vendored "
+    "or hidden folder), so no rule judged it, while Python can still import it. Move it into "
+    "the judged code, or land the rule that leaves it out in a pull request of its own "
+    "(a task's `exclude:` in the rules says what is deliberately not judged).",
     "link": "A person must review this symbolic link: a path the gate's rules name (a task "
     "file, its folder, a task's `directory:`) goes through it, so it changes what the gate "
     "reads and judges without editing a rule. Land it in a pull request of its own, "
@@ -140,6 +146,12 @@ class ProtectedChange:
     status: str  # git's letter: A, M, D, T
     line: int  # where the change is (the first changed line, the section's header; 1
     # for a deleted file or a diff with no line, a change of mode)
+    reason: str = ""  # for `unjudged`: the rule that left the file out
+
+    @property
+    def constraint(self) -> str:
+        """The item's constraint: `protected-KIND`, or `unjudged-code`."""
+        return "unjudged-code" if self.kind == "unjudged" else f"protected-{self.kind}"
 
     @property
     def verb(self) -> str:
@@ -158,6 +170,11 @@ class ProtectedChange:
             return (
                 f"the baseline {self.shown} was {verb} {since}: the gate read it as the "
                 "merge base holds it"
+            )
+        if self.kind == "unjudged":
+            return (
+                f"{self.shown} was {verb} {since}, but the code folder's walk leaves it "
+                f"out ({self.reason}): no rule judged it"
             )
         if self.kind == "link":
             return (
@@ -400,6 +417,9 @@ class PinnedTaskFiles(TaskFileCache):
         self.rules = rules
         self.links = links if links is not None else ChangedLinks(changes, rules.statuses)
         self.pinned: dict[Path, str] = {}
+        #: Changed source files a task's code folder leaves out (repository path ->
+        #: the rule that did), see `unjudged.py`.
+        self.unjudged: dict[str, str] = {}
 
     def read(self, path: Path, root: Path | None = None) -> ParsedFile:
         self.links.check(path)
@@ -407,6 +427,10 @@ class PinnedTaskFiles(TaskFileCache):
         for task in parsed.tasks:
             if task.code.kind in _CODE_PATH_KINDS:
                 self.links.check(task.path.parent / task.code.value)
+            if task.code.kind == "directory":
+                folder = task.path.parent / task.code.value
+                for found in left_out(self.changes, folder, task.code.exclude):
+                    self.unjudged.setdefault(found.path, found.reason)
         return parsed
 
     def _read(self, path: Path, root: Path | None) -> ParsedFile:
@@ -550,7 +574,7 @@ def protected_record(
 ) -> ConstraintRecord:
     """The record of a protected change: a violated constraint `protected-<kind>` of
     the check `gate`, task `codeif-gate`, with the file as its one finding."""
-    constraint = f"protected-{change.kind}"
+    constraint = change.constraint
     evidence = Evidence(
         path=change.shown,
         line=change.line,
@@ -685,9 +709,15 @@ class GateGuard:
         for relative, status in sorted(links.items()):
             shown = _shown(self.changes, relative)
             found.append(ProtectedChange(relative, shown, "link", status, 1))
+        for relative, reason in sorted(taskfiles.unjudged.items() if taskfiles else ()):
+            status = "A" if relative in self.changes.untracked else "M"
+            if taskfiles is not None:
+                status = taskfiles.rules.statuses.get(relative, status)
+            shown = _shown(self.changes, relative)
+            found.append(ProtectedChange(relative, shown, "unjudged", status, 1, reason))
         notes = [f"this run is not protected: {r}" for r in self.reasons]
         for change in found:
-            name = f"protected-{change.kind}"
+            name = change.constraint
             nodeid = f"{change.shown}::{TASK}::{name}"
             record = protected_record(
                 nodeid, change, self.changes.since, self.config.rootpath, extra=notes
