@@ -417,3 +417,45 @@ def test_a_submodule_the_change_adds_is_judged(repo: Path, tmp_path: Path) -> No
         ("no-print", "src/shop/vendored/evil.py", 2),
         ("ruff", "src/shop/vendored/evil.py", 2),
     }
+
+
+# -- 5. a coding cookie Python reads otherwise than the checks --------------------------
+
+#: In UTF-7, `+AAo-` is a newline: Python runs `print(x == None)`, the checks see a comment.
+UTF7 = "# -*- coding: utf-7 -*-\n\n\ndef show(x: int) -> int:  # +AAo-    print(x +AD0APQ- None)\n"
+
+
+def test_a_utf7_module_is_not_judged_as_utf8(repo: Path) -> None:
+    write(repo, {"src/shop/evil.py": UTF7 + "    return x\n"})
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "its coding cookie declares utf-7" in done.stdout
+    assert "2 errors" in done.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("cookie", "body", "error"),
+    [
+        ("utf-7", "x = 1  # +AAo-print(1)\n", "its coding cookie declares utf-7"),
+        ("nope", "x = 1\n", "unknown encoding: nope"),
+        ("latin-1", "x = 1\n", None),  # ASCII reads the same: judged
+        ("utf-8", "x = 'é'\n", None),
+    ],
+)
+def test_a_coding_cookie_is_honoured_or_refused(
+    pytester: pytest.Pytester, cookie: str, body: str, error: str | None
+) -> None:
+    """Plain runs too: inline code, as Python would read the file it is written to."""
+    code = f"# -*- coding: {cookie} -*-\n{body}"
+    pytester.makefile(
+        ".codeif.yaml",
+        task=f"tasks:\n  - id: t\n    code: {json.dumps(code)}\n"
+        "    constraints:\n      - {id: r, check: ruff, select: [E711]}\n",
+    )
+    result = pytester.runpytest("--codeif", "-p", "no:cacheprovider", "-n", "0")
+    if error is None:
+        result.assert_outcomes(passed=1)
+    else:
+        result.assert_outcomes(errors=1)
+        result.stdout.fnmatch_lines([f"*solution.py: {error}*"])

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -222,10 +223,15 @@ def load_unit(spec: CodeSpec, task_path: Path, key: str, module: str | None = No
 
 
 def _bounded(unit: CodeUnit) -> CodeUnit:
-    """`unit`, or `Undecidable("too-large")` past the size bounds."""
+    """`unit`, or `Undecidable("too-large")` past the size bounds; `Undecidable
+    ("syntax-error")` for Python source whose coding cookie Python would read otherwise
+    than the checks do (`declared_encoding_problem`)."""
     if len(unit.files) > MAX_UNIT_FILES:
         raise Undecidable("too-large", f"{len(unit.files)} files; at most {MAX_UNIT_FILES}")
     for source in unit.files:
+        problem = declared_encoding_problem(source) if source.language == PYTHON.name else None
+        if problem is not None:
+            raise Undecidable("syntax-error", problem)
         if len(source.text) > MAX_FILE_BYTES:
             raise Undecidable(
                 "too-large",
@@ -238,6 +244,35 @@ def _bounded(unit: CodeUnit) -> CodeUnit:
             "too-large", f"{total / 1e6:.1f} MB of code; at most {MAX_UNIT_BYTES / 1e6:.0f} MB"
         )
     return unit
+
+
+def declared_encoding_problem(source: SourceFile) -> str | None:
+    """Why Python would not run the code the checks read, when `source`'s PEP 263 coding
+    cookie (`# -*- coding: utf-7 -*-`) names an encoding that decodes its UTF-8 bytes
+    into other text: libcst, ruff and mypy read the text as UTF-8, Python (in the
+    sandbox, and wherever the code is deployed) as the cookie says, so `x = 1 #
+    +AAo-print(1)` in UTF-7 runs a call that no check saw. None when there is no cookie,
+    it names UTF-8, or it decodes the bytes to the same text (an ASCII file declaring
+    latin-1). The cookie is found as Python's tokenizer finds it (`tokenize`)."""
+    head = source.text[:512].encode("utf-8", "surrogatepass")
+    lines = iter(head.splitlines(keepends=True)[:2])
+    try:
+        declared, _ = tokenize.detect_encoding(lambda: next(lines, b""))
+    except SyntaxError as exc:
+        return f"{source.relpath}: {exc.msg}: Python cannot run it"
+    if declared in ("utf-8", "utf-8-sig"):
+        return None
+    try:
+        same = source.text.encode("utf-8", "surrogatepass").decode(declared) == source.text
+    except (UnicodeError, LookupError):
+        same = False
+    if same:
+        return None
+    return (
+        f"{source.relpath}: its coding cookie declares {declared}, so Python reads other "
+        "code than the checks read as UTF-8: only source that reads the same in UTF-8 is "
+        "judged"
+    )
 
 
 def _embedded(spec: CodeSpec, task_path: Path) -> SourceFile:
