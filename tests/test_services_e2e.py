@@ -33,7 +33,7 @@ import pytest
 import yaml
 
 from pytest_codeif.sandbox.isolation import choose_isolation
-from tests.conftest import FIXTURES
+from tests.conftest import EXAMPLES, FIXTURES
 
 SERVICES = FIXTURES / "services"
 PROGRAMS = FIXTURES / "programs"
@@ -393,10 +393,11 @@ def test_postgres_conduit_starts_with_its_database(pytester: pytest.Pytester) ->
 @needs_bwrap
 @needs_newman
 def test_the_services_example_runs_as_its_readme_says(pytester: pytest.Pytester) -> None:
-    """`pytest --codeif examples/services/`: the Conduit passes the collection, the
-    YAML requests (a token captured and sent on) and the pytest file; textkit passes
-    every command-line case."""
+    """The services example (fixtures/services/example_suite, as its README says):
+    the Conduit passes the collection, the YAML requests (a token captured and sent on)
+    and the pytest file; and examples/programs' textkit passes every command-line case."""
     shutil.copytree(SUITE, pytester.path / "services")
+    shutil.copytree(EXAMPLES / "programs", pytester.path / "services" / "programs")
     result, judged, _ = judge(pytester, "services")
     assert judged["conduit-sqlite"].counts == Counts(COLLECTION_TOTAL + 6, COLLECTION_TOTAL + 6)
     assert judged["textkit"].counts == Counts(5, 5)
