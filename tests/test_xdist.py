@@ -96,6 +96,6 @@ def test_each_task_runs_on_one_worker(pytester: pytest.Pytester) -> None:
         if found:
             task = found.group(2) + "::" + found.group(3).rsplit("::", 1)[0]
             workers.setdefault(task, set()).add(found.group(1))
-    assert len(workers) == 6, result.outlines
+    assert len(workers) == 7, result.outlines
     assert all(len(ids) == 1 for ids in workers.values()), workers
     assert {w for ids in workers.values() for w in ids} == {"gw0", "gw1"}
