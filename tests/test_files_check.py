@@ -13,6 +13,8 @@ import pytest
 
 # Imported before any pytester run (see tests/test_project_files.py).
 import pytest_codeif.testing  # noqa: F401
+from pytest_codeif.checks.base import Check
+from pytest_codeif.checks.database import DatabaseCheck
 from pytest_codeif.checks.files import FilesCheck
 from pytest_codeif.checks.shared.project_paths import path_pattern
 from pytest_codeif.checks.shared.requirement_names import listed_names, normalized
@@ -33,8 +35,9 @@ def judge(
     *,
     executable: tuple[str, ...] = (),
     scope: Scope | None = None,
+    check_class: type[Check] = FilesCheck,
 ) -> Verdict:
-    """The `files` check's verdict on a project made of `files`."""
+    """The verdict of a `files` check (or `check_class`) on a project made of `files`."""
     root = tmp_path / "project"
     for relpath, content in files.items():
         target = root / relpath
@@ -48,10 +51,10 @@ def judge(
     location = Location(task_path, 1, ())
     code = CodeSpec("directory", "project", location, None)
     task = Task(id="t", path=task_path, location=location, code=code)
-    check = FilesCheck(options)
-    spec = ConstraintSpec("files", check, "Environment", None, None, location)
+    check = check_class(options)
+    spec = ConstraintSpec(check.name, check, "Environment", None, None, location)
     if scope is not None:
-        spec = ConstraintSpec("files", check, "Environment", None, None, location, scope)
+        spec = ConstraintSpec(check.name, check, "Environment", None, None, location, scope)
     engine = Engine(tmp_path, tmp_path / "work", pool_size=1, fork_servers=False)
     try:
         return engine.evaluate(task, spec)
@@ -195,6 +198,13 @@ def test_a_file_left_out_by_the_bounds_is_too_large_never_a_guess(
     forbidden = judge(tmp_path / "c", files, {"forbidden": ["*.txt"]})
     assert forbidden.status == "violated"
     assert "it was not read" in forbidden.evidence[0].message
+    # The verdict says the project it judged is smaller than the one on disk.
+    assert any("`requirements.txt` was left out of the project" in n for n in forbidden.notes)
+    # So does `database`, for a file it would have read for a connection URL.
+    env = {"main.py": 'URL = "sqlite://"\n', ".env": "DATABASE_URL=postgresql://db/app\n" * 9}
+    database = judge(tmp_path / "d", env, {"is": "sqlite"}, check_class=DatabaseCheck)
+    assert database.status == "satisfied"
+    assert any("`.env` was left out" in n and "connection URLs" in n for n in database.notes)
 
 
 def test_code_that_is_not_a_project_is_a_task_error(pytester: pytest.Pytester) -> None:

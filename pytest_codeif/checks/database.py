@@ -10,9 +10,10 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
-from pytest_codeif.checks.shared.config_urls import file_urls
+from pytest_codeif.checks.shared.config_urls import file_kind, file_urls
 from pytest_codeif.checks.shared.drivers import DATABASE_NAMES, driver_imports
 from pytest_codeif.checks.shared.import_sites import import_sites, imports_module
+from pytest_codeif.checks.shared.left_out import left_out_notes
 from pytest_codeif.checks.shared.orm_models import Models
 from pytest_codeif.code.cst import ParsedModule
 
@@ -240,6 +241,8 @@ _KIND_NAMES: Final = {
 def file_evidence(ctx: CheckContext) -> Iterator[FileEvidence]:
     """The connection URLs of the project's other files in the constraint's scope (see
     `config_urls.py` for which files are read, and which are test configuration)."""
+    unread = [item for item in ctx.unit.left_out if file_kind(item.relpath) is not None]
+    ctx.notes.extend(f"{note} (not read for connection URLs)" for note in left_out_notes(unread))
     for other in ctx.unit.other_files:
         if not ctx.in_scope(other.relpath) or other.text is None:
             continue

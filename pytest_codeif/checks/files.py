@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable, listed
+from pytest_codeif.checks.shared.left_out import left_out_notes
 from pytest_codeif.checks.shared.project_paths import PathPattern, path_pattern
 from pytest_codeif.checks.shared.requirement_names import (
     listed_names,
@@ -250,6 +251,7 @@ class FilesCheck(Check):
                 "code is one module",
             )
         files = _files(ctx)
+        ctx.notes.extend(left_out_notes(ctx.unit.left_out))
         findings: list[Finding] = []
         for pattern in self._paths["required"]:
             if not any(pattern.matches(f.relpath) for f in files):
