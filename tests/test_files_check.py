@@ -30,7 +30,7 @@ from tests.test_changed_since import GITIGNORE, git, isolate_git
 
 def judge(
     tmp_path: Path,
-    files: dict[str, str | bytes],
+    files: Mapping[str, str | bytes],
     options: Mapping[str, object],
     *,
     executable: tuple[str, ...] = (),
