@@ -345,11 +345,6 @@ nohup python3 server.py > server.log 2>&1 &
 
 @needs_bwrap
 @needs_newman
-@pytest.mark.xfail(
-    strict=True,
-    reason="the stage takes run.sh's exit for the service's: 'the service exited with "
-    "status 0 before it was ready', Newman never runs",
-)
 def test_a_run_sh_that_backgrounds_the_server_counts_as_outside(
     pytester: pytest.Pytester, tmp_path: Path
 ) -> None:

@@ -399,7 +399,9 @@ class Stage:
         folder = self.copy_code("service")
         argv = [str(a) for a in spec["argv"]]
         with _log_file(log_path) as log:
-            job = spawn.Job(argv, env, folder, stdout=log, stderr=log, memory=self.large_memory)
+            job = spawn.Job(
+                argv, env, folder, stdout=log, stderr=log, memory=self.large_memory, linger=True
+            )
             self.service = self.spawner.start(job)
         while not self.service.ended():
             if http.probe(port, ready, deadline - time.monotonic()):

@@ -88,6 +88,7 @@ class Job:
         stderr: int | None = None,
         channel: int | None = None,
         memory: int | None = None,
+        linger: bool = False,
     ) -> None:
         self.argv = argv
         self.env = dict(env)
@@ -97,6 +98,10 @@ class Job:
         self.stderr = stderr
         self.channel = channel
         self.memory = memory
+        #: The program is over only when every process it started is (a service's
+        #: `run.sh` that starts the server in the background and exits, as the
+        #: benchmark's container allows); else when the program itself ends.
+        self.linger = linger
 
 
 class Ending:
@@ -273,6 +278,10 @@ class Spawner:
                 pid, waited = os.waitpid(-1, 0)
                 if pid == program:
                     break
+            if job.linger and self.nested:  # pid 1 of its namespace: orphans are its own
+                with contextlib.suppress(ChildProcessError):
+                    while True:
+                        os.waitpid(-1, 0)
             os.write(status, f"status {waited}".encode())
         except BaseException as exc:  # noqa: BLE001 - told to the stage
             with contextlib.suppress(BaseException):
