@@ -171,6 +171,14 @@ tasks:
   - id: app
     directory: app
     exclude: ["!.env"]
+    constraints:
+      - check: files
+        required: [run.sh, requirements.txt, .env, static/]
+        executable: [run.sh]
+        lists: {requirements.txt: [SQLAlchemy]}
+        contains: [{path: .env, pattern: '(?m)^DATABASE_URL=sqlite:'}]
+      - {check: files, id: no-env, forbidden: [.env]}
+      - {check: database, is: sqlite}
     tests:
       - pytest: travels.py
 """
@@ -203,7 +211,8 @@ def test_a_pytest_file_finds_the_whole_project_in_the_sandbox(
     project(
         pytester.path / "app",
         {
-            "main.py": "print('hi')\n",
+            "main.py": "import os\n\nfrom sqlalchemy import create_engine\n\n"
+            "def engine():\n    return create_engine(os.environ['DATABASE_URL'])\n",
             "run.sh": "#!/bin/sh\nexec python main.py\n",
             "requirements.txt": "flask\nsqlalchemy>=2\n",
             ".env": "DATABASE_URL=sqlite:///app.db\n",
@@ -217,7 +226,16 @@ def test_a_pytest_file_finds_the_whole_project_in_the_sandbox(
     result = pytester.runpytest(
         "--codeif", "-p", "no:cacheprovider", "-rA", f"--codeif-sandbox={sandbox}"
     )
-    result.assert_outcomes(passed=1)
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*app/.env: [[]files[]] `.env` is forbidden (`.env`)*",
+            "PASSED t.codeif.yaml::app::files",
+            "PASSED t.codeif.yaml::app::database",
+            "PASSED t.codeif.yaml::app::tests",
+        ],
+        consecutive=False,
+    )
 
 
 CACHED = """
