@@ -407,21 +407,25 @@ def _too_much(size: int, total: int, count: int) -> str | None:
     `total` bytes were kept; None when it fits."""
     if size > MAX_OTHER_FILE_BYTES:
         return (
-            f"{_megabytes(size)}, above the {_megabytes(MAX_OTHER_FILE_BYTES)} a file other "
-            "than source may hold"
+            f"{size:,} bytes, above the {_bound(MAX_OTHER_FILE_BYTES)} a file other than "
+            "source may hold"
         )
     if total + size > MAX_OTHER_BYTES:
         return (
-            f"{_megabytes(size)} more would take the project's files other than source past "
-            f"{_megabytes(MAX_OTHER_BYTES)}"
+            f"its {size:,} bytes would take the project's files other than source past "
+            f"{_bound(MAX_OTHER_BYTES)} in all"
         )
     if count >= MAX_OTHER_FILES:
-        return f"the project has more than {MAX_OTHER_FILES} files other than source"
+        return f"the project has more than {MAX_OTHER_FILES:,} files other than source"
     return None
 
 
-def _megabytes(size: int) -> str:
-    return f"{size / (1024 * 1024):.1f} MiB".replace(".0 MiB", " MiB")
+def _bound(size: int) -> str:
+    """A bound in bytes as people say it: `4 MiB`, or `100 bytes` below one KiB."""
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if size >= scale and size % scale == 0:
+            return f"{size // scale} {unit}"
+    return f"{size:,} bytes"
 
 
 def _read_bytes(path: Path, limit: int) -> bytes:
