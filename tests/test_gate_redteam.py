@@ -459,3 +459,76 @@ def test_a_coding_cookie_is_honoured_or_refused(
     else:
         result.assert_outcomes(errors=1)
         result.stdout.fnmatch_lines([f"*solution.py: {error}*"])
+
+
+# -- 6, 10. findings the change caused outside the changed code -------------------------
+
+LOGGING = (
+    "import logging\n\nLOG = logging.getLogger(__name__)\n\n\n"
+    "def total(prices: list[int]) -> int:\n    LOG.info('t')\n    return sum(prices)\n"
+)
+ABSENCE_RULES = RULES + (
+    "      - {id: logs, check: calls, require: [logging.getLogger]}\n"
+    "      - {id: has-total, check: defines, functions: [total]}\n"
+)
+
+
+def test_something_the_change_removed_counts(repo: Path) -> None:
+    """A required call and a required function, removed: the findings say what is
+    missing at the first file of the scope, line 1, a file the change never touched."""
+    on_main(
+        repo,
+        lambda: write(repo, {"rules.codeif.yaml": ABSENCE_RULES, "src/shop/orders.py": LOGGING}),
+    )
+    write(repo, {"src/shop/orders.py": "def sum_of(prices: list[int]) -> int:\n    return 0\n"})
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml", "--codeif-changed-lines")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert findings(repo) == {
+        ("logs", "src/shop/__init__.py", 1),
+        ("has-total", "src/shop/__init__.py", 1),
+    }
+    assert "the merge base's code does not have it, so the change caused it" in done.stdout
+
+
+def test_an_old_finding_outside_the_change_still_does_not_count(repo: Path) -> None:
+    """The merge base's own violations, in files the change did not touch, stay
+    uncounted: the merge base has the same findings."""
+    legacy = {"src/shop/legacy.py": "def old(x):\n    print(x == None)\n"}
+    on_main(
+        repo,
+        lambda: write(
+            repo, {"rules.codeif.yaml": ABSENCE_RULES, **legacy, "src/shop/orders.py": LOGGING}
+        ),
+    )
+    with (repo / "src" / "shop" / "orders.py").open("a", encoding="utf-8") as handle:
+        handle.write("\n\nLIMIT = 3\n")
+    commit(repo, "clean")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "not counted: 2 findings outside the changed code" in done.stdout
+
+
+def test_a_type_error_the_change_causes_in_a_caller_counts(repo: Path) -> None:
+    """`total` now returns `str`; its caller, unchanged, returns it as `int`: mypy
+    reports the caller's line, in a file the change did not touch."""
+    caller = (
+        "from shop.orders import total\n\n\n"
+        "def order(prices: list[int]) -> int:\n    return total(prices)\n"
+    )
+    on_main(
+        repo,
+        lambda: write(repo, {"rules.codeif.yaml": RULES + MYPY_RULE, "src/shop/api.py": caller}),
+    )
+    write(
+        repo,
+        {
+            "src/shop/orders.py": (
+                "def total(prices: list[int]) -> str:\n    return str(sum(prices))\n"
+            )
+        },
+    )
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert findings(repo) == {("mypy", "src/shop/api.py", 5)}

@@ -188,7 +188,7 @@ class CodeifItem(pytest.Item):
             nodeid, self._display_file(), task, constraint, verdict, root=self.config.rootpath
         )
         if gate is not None:
-            verdict, record = apply_gate(gate, verdict, record)
+            verdict, record = apply_gate(gate, verdict, record, task=task, constraint=constraint)
         return verdict, self._with_code(task, record), None
 
     def _judge_functional(

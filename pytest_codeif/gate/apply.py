@@ -37,6 +37,7 @@ from pytest_codeif.records import ConstraintRecord, EvidenceEntry, GateEntry
 from pytest_codeif.report.records import with_gate
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
 from pytest_codeif.text import counted as _many
+from pytest_codeif.tools import MypyConfig
 
 
 def skip_reason(
@@ -55,7 +56,11 @@ def skip_reason(
     files = engine.in_scope(unit, constraint.scope)
     if not files:
         return None
-    if needs_of(constraint.check).judges_import_graph:
+    needs = needs_of(constraint.check)
+    whole = any(isinstance(config, MypyConfig) for config in needs.tool_configs)
+    if needs.judges_import_graph or whole:
+        # A chain of imports, or mypy's types, cross files: a change anywhere in the
+        # code can break what the scope holds.
         if any(gate.changed(source.origin) for source in unit.files):
             return None
         if engine.evaluate(task, constraint).status == "error":
@@ -71,10 +76,17 @@ def skip_reason(
 
 
 def apply_gate(
-    gate: GateState, verdict: Verdict, record: ConstraintRecord
+    gate: GateState,
+    verdict: Verdict,
+    record: ConstraintRecord,
+    *,
+    task: Task | None = None,
+    constraint: ConstraintSpec | None = None,
 ) -> tuple[Verdict, ConstraintRecord]:
     """The verdict once the gate has sorted its findings, and `record` (the verdict's, its
-    evidence in the same order) as a new record that matches it."""
+    evidence in the same order) as a new record that matches it. With `task` and
+    `constraint`, a finding outside the changed code that the merge base's code lacks
+    counts (`base_code.py`)."""
     info: GateEntry = {}
     if gate.baseline is not None or gate.writing:
         info["baseline"] = "write" if gate.writing else "read"
@@ -84,7 +96,11 @@ def apply_gate(
         return verdict, with_gate(record, info)
     evidence = record["evidence"]
     located = [(e["path"], e.get("fingerprint")) for e in evidence]
+    absorbed = [gate.writing] * len(evidence)
+    if gate.baseline is not None and not gate.writing:
+        absorbed, info["disappeared"] = gate.baseline.match(constraint_key(record), located)
     in_changes = [True] * len(evidence)
+    caused: list[str] = []
     if gate.changes is not None:
         changes = gate.changes
         in_changes = [
@@ -92,13 +108,28 @@ def apply_gate(
             or any(changes.has_line(*link) for link in found.links)
             for (path, _), e, found in zip(located, evidence, verdict.evidence, strict=True)
         ]
+        if gate.base is not None and task is not None and constraint is not None:
+            outside = [i for i, inside in enumerate(in_changes) if not inside and not absorbed[i]]
+            new, doubt = gate.base.new_findings(task, constraint, verdict, outside)
+            for index in new:
+                in_changes[index] = True
+            caused = [doubt] if doubt else []
+            if new and not doubt:
+                them = "it" if len(new) == 1 else "them"
+                caused.append(
+                    f"{_many(len(new), 'finding')} outside the changed code counted: the "
+                    f"merge base's code does not have {them}, so the change caused {them}"
+                )
         info["outside_changes"] = in_changes.count(False)
-    absorbed = [gate.writing] * len(evidence)
-    if gate.baseline is not None and not gate.writing:
-        absorbed, info["disappeared"] = gate.baseline.match(constraint_key(record), located)
     kept = [i for i in range(len(evidence)) if in_changes[i] and not absorbed[i]]
-    notes = list(verdict.notes) + _notes(
-        gate, info, [evidence[i] for i in range(len(evidence)) if in_changes[i] and absorbed[i]]
+    notes = (
+        list(verdict.notes)
+        + caused
+        + _notes(
+            gate,
+            info,
+            [evidence[i] for i in range(len(evidence)) if in_changes[i] and absorbed[i]],
+        )
     )
     if len(kept) == len(evidence) and not notes[len(verdict.notes) :]:
         return verdict, with_gate(record, info)

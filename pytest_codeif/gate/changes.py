@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path, PurePosixPath
-from typing import Final
+from typing import IO, Final
 
 #: Seconds any one git command may take (a diff of a very large repository included).
 GIT_TIMEOUT: Final = 60.0
@@ -281,6 +281,29 @@ def blob_at(changes: ChangedCode, path: str, *, timeout: float = GIT_TIMEOUT) ->
     return parse_batch_blob(done.stdout)
 
 
+def archive_at(
+    changes: ChangedCode, folder: str, target: Path, *, timeout: float = GIT_TIMEOUT
+) -> bool:
+    """Write the folder at `folder` (relative to the repository's root; `.` for all of
+    it) as the merge base holds it into the file `target`, as a tar archive of
+    repository paths (streamed: a repository's assets never sit in memory); False when
+    the merge base holds no such folder."""
+    if folder.startswith("-"):
+        return False
+    spec = [] if folder in ("", ".") else ["--", folder]
+    with target.open("wb") as handle:
+        done = _Git(timeout)(
+            changes.toplevel,
+            "archive",
+            "--format=tar",
+            changes.merge_base,
+            *spec,
+            check=False,
+            stdout=handle,
+        )
+    return done.returncode == 0
+
+
 def parse_batch_blob(output: bytes) -> bytes | None:
     """The content of a `git cat-file --batch` answer for one object: None unless it is
     a blob (`<oid> blob <size>`; not `missing`, `symlink`, `dangling`, `loop`, `notdir`
@@ -337,8 +360,14 @@ class _Git:
         self.env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
 
     def __call__(
-        self, folder: Path, *args: str, check: bool = True, stdin: bytes | None = None
+        self,
+        folder: Path,
+        *args: str,
+        check: bool = True,
+        stdin: bytes | None = None,
+        stdout: IO[bytes] | None = None,
     ) -> subprocess.CompletedProcess[bytes]:
+        """`git ARGS` in `folder`; its output captured, or written to `stdout`."""
         git = git_executable()
         if git is None:
             raise GitError(
@@ -350,7 +379,8 @@ class _Git:
         try:
             done = subprocess.run(
                 command,
-                capture_output=True,
+                stdout=stdout if stdout is not None else subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 input=stdin,
                 stdin=None if stdin is not None else subprocess.DEVNULL,
                 timeout=self.timeout,

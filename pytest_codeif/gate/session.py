@@ -26,6 +26,7 @@ import pytest
 
 from pytest_codeif.cores import is_xdist_worker
 from pytest_codeif.engine.tool_batches import read_config_file
+from pytest_codeif.gate.base_code import BaseCode
 from pytest_codeif.gate.baseline import (
     Baseline,
     BaselineError,
@@ -76,6 +77,8 @@ class GateState:
     path: Path | None = None  # the baseline file
     shown: str = ""  # the baseline file as the user named it
     writing: bool = False
+    #: The merge base's code, to tell the findings the change caused outside it.
+    base: BaseCode | None = None
     #: Whether each file a constraint's scope holds changed (asked once per file).
     _changed: dict[Path, bool] = field(default_factory=dict)
 
@@ -140,6 +143,9 @@ def configure_gate(config: pytest.Config) -> None:
         try:
             state.changes = find_changes(config.rootpath, ref, lines=lines)
             pinned_baseline = _protect(config, state.changes, path)
+            codeif = config.stash.get(STATE_KEY, None)
+            if codeif is not None:
+                state.base = BaseCode(state.changes, codeif.engine)
         except GitError as exc:
             raise _usage(f"--codeif-changed-since={ref}: {exc}") from None
     if path is not None and not writing:
