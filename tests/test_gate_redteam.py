@@ -532,3 +532,41 @@ def test_a_type_error_the_change_causes_in_a_caller_counts(repo: Path) -> None:
     done = codeif_gate(repo, "rules.codeif.yaml")
     assert done.returncode == 1, done.stdout + done.stderr
     assert findings(repo) == {("mypy", "src/shop/api.py", 5)}
+
+
+# -- 9. file names that are not UTF-8 -----------------------------------------------------
+
+LONG_LINE = "VALUE = 'a line of code far longer than the sixty characters the rule allows'\n"
+
+
+def _non_utf8(repo: Path, *names: bytes) -> None:
+    rules = RULES.replace("select: [E711, F401]", "select: [E501], line-length: 60")
+    on_main(repo, lambda: write(repo, {"rules.codeif.yaml": rules}))
+    folder = os.fsencode(repo / "src" / "shop")
+    for name in names:
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
+            handle.write(LONG_LINE)
+    commit(repo, "hostile")
+
+
+def test_a_finding_in_a_file_named_otherwise_than_utf8_counts(repo: Path) -> None:
+    """ruff names `b\\xff.py` `b\\ufffd.py`: the finding matched no file of the code and
+    was dropped (a ruff-only rule set passed); SARIF's quoting of the name crashed."""
+    _non_utf8(repo, b"b\xff.py")
+    done = codeif_gate(repo, "rules.codeif.yaml", "--codeif-sarif=out/c.sarif")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert findings(repo) == {("ruff", "src/shop/b\udcff.py", 1)}
+    sarif = json.loads((repo / "out" / "c.sarif").read_text())
+    [result] = sarif["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == (
+        "src/shop/b%FF.py"
+    )
+
+
+def test_a_finding_no_file_of_the_code_matches_is_an_error(repo: Path) -> None:
+    """Two names ruff shows alike (`b\\ufffd.py`): which file it meant cannot be told,
+    and its findings are never dropped: the constraint is an error."""
+    _non_utf8(repo, b"b\xff.py", b"b\xfe.py")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "which the code does not hold under that name" in done.stdout

@@ -257,12 +257,19 @@ class ToolBatches:
                     "checker-failure", f"mypy stopped on a blocking error: {detail}"
                 )
                 continue
+            staged = {
+                (_staged_path(names[unit.key], source) if names else source.relpath): source
+                for source in unit.files
+            }
+            reported = _reported_files(run, staged, f"{names[unit.key]}/" if names else "")
+            if isinstance(reported, Undecidable):
+                self._results[(config, unit.key)] = reported
+                continue
             findings: list[Finding] = []
-            for source in unit.files:
-                path = _staged_path(names[unit.key], source) if names else source.relpath
+            for path, source in staged.items():
                 findings.extend(
                     Finding(f.message, f.rule, source.relpath, f.line, f.column)
-                    for f in run.by_file.get(path, [])
+                    for f in reported.get(path, [])
                 )
             self._results[(config, unit.key)] = findings
 
@@ -357,6 +364,34 @@ class ToolBatches:
             self._threads.shutdown(wait=True, cancel_futures=True)
         for removal in self._removals:
             removal.join()
+
+
+def _reported_files(
+    run: ToolRun, staged: dict[str, SourceFile], prefix: str
+) -> dict[str, list[Finding]] | Undecidable:
+    """The run's findings about one unit's files (`staged`: staged path -> file; its
+    paths start with `prefix` in a shared run), keyed by staged path. A tool names a file
+    whose name is not UTF-8 with U+FFFD for each undecodable byte (ruff): such a name
+    is matched to the one file whose name reads the same so. A finding about a file the
+    unit does not hold is never dropped: the run is `Undecidable` for the unit."""
+    lossy: dict[str, list[str]] = {}
+    for path in staged:
+        lossy.setdefault(os.fsencode(path).decode("utf-8", "replace"), []).append(path)
+    found: dict[str, list[Finding]] = {}
+    for path, findings in run.by_file.items():
+        if not path.startswith(prefix):
+            continue
+        named = path if path in staged else None
+        if named is None and len(lossy.get(path, ())) == 1:
+            named = lossy[path][0]
+        if named is None:
+            return Undecidable(
+                "checker-failure",
+                f"the tool reported {len(findings)} finding(s) for {path!r}, which the code "
+                "does not hold under that name (a file name that is not UTF-8?): rename it",
+            )
+        found.setdefault(named, []).extend(findings)
+    return found
 
 
 def _staged_path(name: str, source: SourceFile) -> str:

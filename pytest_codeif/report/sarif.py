@@ -25,6 +25,7 @@ same log. Valid against the OASIS schema (`fixtures/sarif/`, tested).
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -115,7 +116,9 @@ def _location(
     absolute file URI."""
     relative = repo_path(shown, rootdir, root)
     if relative is not None:
-        artifact = {"uri": quote(relative), "uriBaseId": SRCROOT}
+        # A file name that is not UTF-8 (its bytes kept as surrogates) is quoted byte
+        # by byte: `quote` of the text would fail on them.
+        artifact = {"uri": quote(os.fsencode(relative)), "uriBaseId": SRCROOT}
     else:
         artifact = {"uri": (rootdir / shown).resolve().as_uri()}
     physical: dict[str, Any] = {"artifactLocation": artifact}
