@@ -92,6 +92,7 @@ def test_the_walks_ignore_rules_hold_for_other_files(tmp_path: Path) -> None:
             "node_modules/pkg/index.js": "module.exports = 1\n",
             ".github/workflows/ci.yml": "on: push\n",
             "stale.pyc": b"\x00\x01",
+            "main.cpython-311-x86_64-linux-gnu.so": b"\x7fELF",
             "notes.txt": "kept\n",
             "data/big.csv": "a,b\n",
         },

@@ -48,8 +48,9 @@ MAX_OTHER_FILE_BYTES: Final = 4 * 1024 * 1024
 MAX_OTHER_BYTES: Final = 32 * 1024 * 1024
 MAX_OTHER_FILES: Final = 5_000
 #: Compiled Python is never read: it is the output of source, not the answer, and Python
-#: would import a planted `mod.pyc` in place of source that checks never saw.
-COMPILED_SUFFIXES: Final = (".pyc", ".pyo")
+#: would import a planted `mod.pyc`, or an extension module `mod.*.so` (before `mod.py`
+#: itself), in place of the source that checks judged.
+COMPILED_SUFFIXES: Final = (".pyc", ".pyo", ".so", ".pyd")
 
 
 @dataclass(frozen=True)
