@@ -570,3 +570,19 @@ def test_a_finding_no_file_of_the_code_matches_is_an_error(repo: Path) -> None:
     done = codeif_gate(repo, "rules.codeif.yaml")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "which the code does not hold under that name" in done.stdout
+
+
+# -- lower: many files just under the per-file bound ----------------------------------------
+
+
+def test_many_large_files_are_too_large_not_slow(repo: Path) -> None:
+    """Eight modules of 600 KB (each under the 2 MB bound): parsing them took the gate
+    tens of seconds and gigabytes; together they are too large, an error."""
+    module = "".join(f"x_{i}: int = {i}\n" for i in range(40_000))  # ~600 KB
+    write(repo, {f"src/shop/big{n}.py": module for n in range(8)})
+    violate(repo)
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "8 files above 512 KB hold" in done.stdout
+    assert "2 errors" in done.stdout.splitlines()[-1]

@@ -39,6 +39,12 @@ MAX_FILE_BYTES: Final = 2 * 1024 * 1024
 # A team's whole repository is a unit too (`directory: .`): thousands of modules.
 MAX_UNIT_BYTES: Final = 64 * 1024 * 1024
 MAX_UNIT_FILES: Final = 10_000
+#: Files above `LARGE_FILE_BYTES` (generated code, megabytes of one module) may hold at
+#: most `MAX_LARGE_BYTES` together: parsing one costs hundreds of megabytes and seconds,
+#: so three files just under the per-file bound took a gate 40 s and 1.2 GB. Real
+#: projects' modules are kilobytes; a generated one or two stay welcome.
+LARGE_FILE_BYTES: Final = 512 * 1024
+MAX_LARGE_BYTES: Final = 4 * 1024 * 1024
 #: Bounds on a project's other files (not source in any language), which travel to the
 #: sandbox as bytes with every run: a file above `MAX_OTHER_FILE_BYTES`, or one that would
 #: take the other files past `MAX_OTHER_BYTES` or `MAX_OTHER_FILES` (in path order), is
@@ -239,6 +245,14 @@ def _bounded(unit: CodeUnit) -> CodeUnit:
                 f"{source.relpath} is {len(source.text) / 1e6:.1f} MB of code; at most "
                 f"{MAX_FILE_BYTES / 1e6:.0f} MB per file is evaluated",
             )
+    large = [len(s.text) for s in unit.files if len(s.text) > LARGE_FILE_BYTES]
+    if sum(large) > MAX_LARGE_BYTES:
+        raise Undecidable(
+            "too-large",
+            f"{len(large)} files above {LARGE_FILE_BYTES // 1024} KB hold "
+            f"{sum(large) / 1e6:.1f} MB of code together; at most "
+            f"{MAX_LARGE_BYTES / 1e6:.1f} MB in such files is evaluated",
+        )
     total = sum(len(source.text) for source in unit.files)
     if total > MAX_UNIT_BYTES:
         raise Undecidable(
