@@ -11,12 +11,16 @@ even with --codeif-changed-lines: it cannot be placed on a line, and dropping it
 hide it. A finding about a chain or cycle of imports (the architecture contracts) is
 placed by every link: it counts when any import on it is in the changed code, since a
 change that adds one link makes the chain, wherever the finding is shown. Those
-constraints are judged whenever any file of the code changed (a new link outside
-their scope can close a chain inside it), and when none did, skipped only once their
-options are known to name real modules: a rule that cannot be applied is an error,
-never skipped. A finding in a file outside the repository never counts under
---codeif-changed-since: nothing there changed since the ref. A functional test's failure
-is not filtered: behaviour has no line.
+constraints, and mypy's (types cross files), are judged whenever any file of the code
+changed (a new link outside their scope can close a chain inside it), and when none
+did, skipped only once their options are known to name real modules: a rule that cannot
+be applied is an error, never skipped. A finding outside the changed code that no
+baseline accepts still counts when the merge base's code does not have it
+(`base_code.py`): the change caused it where it cannot be placed (something it removed,
+reported at line 1 of the scope's first file; a caller its edit broke). A finding in a
+file outside the repository never counts under --codeif-changed-since: nothing there
+changed since the ref. A functional test's failure is not filtered: behaviour has no
+line.
 
 The record's `gate` entry says what was done: `skipped` (the reason), `outside_changes`
 (findings not counted), `baseline` (`read` or `write`), `absorbed` (findings the baseline
