@@ -15,7 +15,11 @@ import pytest
 # pytester restores sys.modules after each in-process run, and a module imported during
 # a run would be imported again in the next one, which PyYAML's C extension does not
 # survive (its nodes come back with no tags).
-import pytest_codeif.collection.items  # noqa: F401
+import pytest_codeif.collection.items
+
+# Likewise the sample audit's module: a run that imports it afresh would see the built-in
+# checks as classes of another module and audit their samples again (seconds per run).
+import pytest_codeif.testing  # noqa: F401
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
