@@ -11,6 +11,7 @@ process, on that data as hostile text.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -84,25 +85,31 @@ def _errors(behaviour: Behaviour, message: str) -> list[CaseResult]:
 
 
 def describe_behaviour(behaviour: Behaviour) -> list[Any]:
-    """Everything of the behaviour that decides its verdict, for cache keys (a Newman
-    collection and a pytest file by their bytes)."""
-
-    def bytes_of(path: Path) -> str:
-        import hashlib  # noqa: PLC0415 - only with a behaviour
-
-        try:
-            return hashlib.sha256(path.read_bytes()).hexdigest()
-        except OSError:
-            return "unreadable"
-
+    """Everything of the behaviour that decides its verdict, for cache keys: a Newman
+    collection and a pytest file by their bytes, and the tools that run them (Newman's
+    package manifest, PostgreSQL's programs folder, which names its version)."""
     cases: list[Any] = []
+    tools: list[str] = []
     for case in behaviour.cases:
         if isinstance(case, NewmanCase | PytestCase):
             path = case.collection if isinstance(case, NewmanCase) else case.path
-            cases.append([repr(case), bytes_of(path)])
+            cases.append([repr(case), _digest(path)])
         else:
             cases.append(repr(case))
-    return [repr(behaviour.service), repr(behaviour.database), cases]
+        if isinstance(case, NewmanCase) and not tools:
+            newman = find_newman()
+            if newman.script is not None:
+                tools.append(_digest(newman.script.parent.parent / "package.json"))
+    if behaviour.database is not None:
+        tools.append(str(find_postgres().bindir))
+    return [repr(behaviour.service), repr(behaviour.database), cases, tools]
+
+
+def _digest(path: Path) -> str:
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return "unreadable"
 
 
 def run_behaviour(
