@@ -176,8 +176,9 @@ class Stage:
             if name in self.env
         }
         memory = plan.get("memory") or {}
-        #: Address space of each child (bytes): `large` for the service and Node.js
-        #: (Newman), whose heap reservations exceed a plain run's limit.
+        #: Address space of each child (bytes): `large` for the service, command-line
+        #: programs and Node.js (Newman), whose heap reservations (a JVM's, V8's)
+        #: exceed a plain run's limit.
         self.memory = _bytes(memory.get("default"))
         self.large_memory = _bytes(memory.get("large")) or self.memory
         self.service: spawn.Child | None = None
@@ -466,7 +467,8 @@ class Stage:
         try:
             feed = None if stdin is None else str(stdin).encode()
             timed_out, ending = self._run_piped(
-                spawn.Job(argv, self.env, folder, memory=self.memory),
+                # A program in any language: a JVM reserves more than 1 GiB at start.
+                spawn.Job(argv, self.env, folder, memory=self.large_memory),
                 out=out,
                 err=err,
                 timeout=float(step.get("timeout", 10)),

@@ -165,6 +165,11 @@ class Isolation:
         that uid (the stage itself stays root, in its own pid namespace, where only its
         children run)."""
         paths = _read_only([*_python_dirs(), code_dir, *binds])
+        # What programs of the system need from /etc, read-only: Debian's alternatives
+        # (`awk`, `cc`, `java`, `which` are links through them), certificates, time zone,
+        # a JDK's configuration. Nothing of the host's accounts or secrets.
+        for shared in _stage_etc():
+            paths += ["--ro-bind", shared, shared]
         # bwrap made /etc (for ld.so.cache) 0700: the run's uid must read the files here.
         paths += ["--chmod", "0755", "/etc"]
         for source, target in files:
@@ -178,6 +183,28 @@ class Isolation:
             for cap in ("CAP_SETUID", "CAP_SETGID", "CAP_KILL"):
                 cmd += ["--cap-add", cap]
         return [*cmd, *argv]
+
+
+#: What a stage binds of the host's /etc (each where it exists; see `_stage_etc`).
+STAGE_ETC: Final = (
+    "/etc/alternatives",
+    "/etc/ssl/certs",
+    "/etc/ca-certificates",
+    "/etc/localtime",
+    "/etc/timezone",
+    "/etc/mime.types",
+    "/etc/protocols",
+    "/etc/services",
+    "/etc/java-*",
+)
+
+
+def _stage_etc() -> list[str]:
+    """The entries of STAGE_ETC this machine has (a JDK's folder by its glob)."""
+    found: list[str] = []
+    for pattern in STAGE_ETC:
+        found.extend(sorted(str(p) for p in Path("/").glob(pattern.lstrip("/"))))
+    return found
 
 
 def _sandbox(
