@@ -127,3 +127,40 @@ tasks:
             " the service lies inside the code under evaluation*",
         ]
     )
+
+
+def test_a_mistyped_service_spoils_its_task_only(pytester: pytest.Pytester) -> None:
+    pytester.mkdir("api")
+    pytester.makefile(
+        ".codeif.yaml",
+        svc="""\
+tasks:
+  - id: ok
+    code: "x = 1"
+    tests: [{call: x, expect: 1}]
+  - id: t
+    directory: api
+    service: {run: ./run.sh, port: eighty, timeout: 60s, env: [a]}
+    tests:
+      - request: {path: /}
+  - id: u
+    directory: api
+    service: {run: 5, port: [8080]}
+    databases: [postgres]
+    database: {name: 7}
+    tests:
+      - request: {path: /}
+""",
+    )
+    result = pytester.runpytest("--codeif", "-p", "no:cacheprovider", "svc.codeif.yaml")
+    result.stdout.fnmatch_lines_random(
+        [
+            "*svc.codeif.yaml:7: at tasks[[]1[]].service.port: *",
+            "*svc.codeif.yaml:7: at tasks[[]1[]].service.timeout: *",
+            "*at tasks[[]2[]].service.run: *",
+            "*at tasks[[]2[]].database.name: *",
+        ]
+    )
+    assert "bug in pytest-codeif" not in result.stdout.str()
+    assert "reaches a service" not in result.stdout.str()
+    result.assert_outcomes(passed=1, errors=2)

@@ -70,8 +70,10 @@ class BehaviourReader:
         self.existing = existing
 
     def service(self, raw: Mapping[str, Any]) -> ServiceSpec | None:
+        """The task's service; None when it has none or its shape is wrong (the
+        schema's problems say how: nothing here may guess at a value)."""
         given = raw.get("service")
-        if not isinstance(given, Mapping) or "run" not in given or "port" not in given:
+        if not isinstance(given, Mapping) or not _service_shaped(given):
             return None
         env = _strings(given.get("env"))
         self._names_known(("service", "env"), [v for _, v in env], set())
@@ -95,6 +97,8 @@ class BehaviourReader:
         if not isinstance(kinds, list) or kinds != ["postgres"]:
             return None
         given = settings if isinstance(settings, Mapping) else {}
+        if not all(isinstance(given.get(k, ""), str) for k in ("name", "user", "password")):
+            return None  # the schema's problems say which
         return DatabaseSpec(
             "postgres",
             self.at("databases"),
@@ -253,6 +257,26 @@ class BehaviourReader:
                     )
                     return False
         return True
+
+
+def _service_shaped(given: Mapping[str, Any]) -> bool:
+    """Whether each of a service's values has the type the schema asks (the schema's
+    problems are recorded; the service is built only when they are none of these)."""
+    run, port, timeout = given.get("run"), given.get("port"), given.get("timeout", 1)
+    env, ready = given.get("env", {}), given.get("ready", "/")
+    command_ok = (isinstance(run, str) and run != "") or (
+        isinstance(run, list) and bool(run) and all(isinstance(a, str) for a in run)
+    )
+    return (
+        command_ok
+        and type(port) is int
+        and 0 < port < 65536
+        and isinstance(timeout, int | float)
+        and not isinstance(timeout, bool)
+        and isinstance(env, Mapping)
+        and all(isinstance(v, str | int | float | bool) for v in env.values())
+        and isinstance(ready, str)
+    )
 
 
 def _texts_of(value: Any) -> list[str]:
