@@ -303,3 +303,34 @@ def test_newman_script_errors_and_skips_fail() -> None:
     [(status, message)] = _statuses(Behaviour(SERVICE, None, (case,)), _run(READY, stalled))
     assert status == "failed"
     assert "did not finish within 300 s" in message
+
+
+def test_a_request_without_a_status_must_succeed_and_its_captures_be_found() -> None:
+    behaviour = Behaviour(SERVICE, None, (_http(),))
+    error = {"step": 0, "status": 500, "headers": [], "body": "Traceback"}
+    [(status, message)] = _statuses(behaviour, _run(READY, error))
+    assert status == "failed"
+    assert message.startswith("expected a status below 400, got 500")
+    redirect = {"step": 0, "status": 302, "headers": [], "body": ""}
+    assert _statuses(behaviour, _run(READY, redirect))[0][0] == "passed"
+    lost = {**redirect, "status": 200, "missing_captures": ["token"]}
+    [(status, message)] = _statuses(behaviour, _run(READY, lost))
+    assert (status, message) == (
+        "failed",
+        "capture `token`: not in the response's JSON at the path given",
+    )
+
+
+def test_a_case_that_cannot_run_here_errs_alone() -> None:
+    cases = (NewmanCase("n", HERE, Path("c.json")), _http())
+    behaviour = Behaviour(SERVICE, None, cases)
+    run = _run(
+        READY,
+        {"step": 0, "error": "not a step the stage knows: unavailable"},
+        {"step": 1, "status": 200, "headers": [], "body": ""},
+    )
+    results = judge(behaviour, run, 10.0, {0: "missing tool: Newman is not installed"}).cases
+    assert [(r.status, r.message) for r in results] == [
+        ("error", "missing tool: Newman is not installed"),
+        ("passed", "status 200"),
+    ]

@@ -42,10 +42,14 @@ from pytest_codeif.text import head_tail
 
 #: How a case that could not run for want of a tool on this machine starts its message.
 MISSING_TOOL: Final = "missing tool"
+#: How the stage says a step did not run for want of a ready service.
+NOT_READY: Final = "the service was not ready"
 #: Seconds the stage may take beyond its cases' own (copying, starting, stopping).
 STAGE_MARGIN: Final = 15.0
 #: Seconds a database may take to start.
 DATABASE_TIMEOUT: Final = 30.0
+#: The first status a request with no `status` expected fails on (4xx and 5xx).
+UNSUCCESSFUL: Final = 400
 #: Characters of a service's log shown in evidence (its head and its tail).
 LOG_SHOWN: Final = 4000
 
@@ -160,15 +164,17 @@ def run_behaviour(
         }
     plan["env"] = env
     code, io = run_paths(workdir, unit, folder)
+    unavailable: dict[int, str] = {}
     for index, case in enumerate(behaviour.cases):
         step = _step(case, index, timeout, _project(unit))
-        if isinstance(step, str):
-            return BehaviourRun(_errors(behaviour, step))
+        if isinstance(step, str):  # that case cannot run here; the others still do
+            unavailable[index] = step
+            step = {"kind": "unavailable"}
         plan["steps"].append(step)
     limits = Limits(timeout=stage_timeout(behaviour, timeout))
     # The tools' folders are bound by the stage from the plan (see `sandbox/stage.py`).
     run = run_stage(plan, files, code, io, limits, isolation)
-    return judge(behaviour, run, timeout)
+    return judge(behaviour, run, timeout, unavailable)
 
 
 def _step(case: object, index: int, timeout: float, project: Path | None) -> dict[str, Any] | str:
@@ -246,8 +252,14 @@ def _inside(path: Path, folder: Path | None) -> bool:
     return folder is not None and path.resolve().is_relative_to(folder)
 
 
-def judge(behaviour: Behaviour, run: RunResult, timeout: float) -> BehaviourRun:
-    """Each case's result from the stage's observations."""
+def judge(
+    behaviour: Behaviour,
+    run: RunResult,
+    timeout: float,
+    unavailable: Mapping[int, str] | None = None,
+) -> BehaviourRun:
+    """Each case's result from the stage's observations; a case of `unavailable` (its
+    index -> why it could not run here) is that error whatever the stage said."""
     records = read_records(run.channel)
     broken = protocol_error(records)
     if broken is not None:
@@ -263,6 +275,9 @@ def judge(behaviour: Behaviour, run: RunResult, timeout: float) -> BehaviourRun:
     problem = _start_problem(behaviour, database, service)
     results: list[CaseResult] = []
     for index, case in enumerate(behaviour.cases):
+        if unavailable and index in unavailable:
+            results.append(CaseResult(case.label, "error", unavailable[index], case.location.line))
+            continue
         observed = steps.get(index)
         if observed is None:
             results.append(_unreported(case, run, problem))
@@ -315,7 +330,10 @@ def _start_problem(
 
 def _with_note(result: CaseResult, note: str) -> CaseResult:
     """`result` failed, saying `note` (why the service was not there)."""
-    message = f"{result.message} ({note})" if result.message else note
+    said = result.message
+    if said.endswith(NOT_READY):  # the stage's own words for it: the note says more
+        said = said[: -len(NOT_READY)].rstrip(": ")
+    message = f"{said} ({note})" if said else note
     return CaseResult(result.label, "failed", message, result.line)
 
 
@@ -359,9 +377,12 @@ def _judge_http(case: HttpCase, record: dict[str, Any]) -> CaseResult:
             return failed(f"{error} (the request that captures it failed)")
         return failed(f"no response: {error}")
     status: int = record["status"]
+    body = head_tail(str(record.get("body", "")), 600)
     if case.status is not None and status != case.status:
-        body = head_tail(str(record.get("body", "")), 600)
         return failed(f"expected status {case.status}, got {status}; body: {show(body, 700)}")
+    if case.status is None and status >= UNSUCCESSFUL:
+        # No status said: a success (2xx) or a redirect (3xx) is what a request asks.
+        return failed(f"expected a status below {UNSUCCESSFUL}, got {status}; body: {show(body)}")
     headers = record.get("headers")
     pairs = [(str(k).lower(), str(v)) for k, v in headers] if isinstance(headers, list) else []
     for name, wanted in case.expect_headers:
@@ -378,6 +399,10 @@ def _judge_http(case: HttpCase, record: dict[str, Any]) -> CaseResult:
             problem = problem or path_problem(document, path, wanted)
         if problem is not None:
             return failed(problem)
+    missing = record.get("missing_captures")
+    if isinstance(missing, list) and missing:
+        names = ", ".join(f"`{str(name)[:100]}`" for name in missing[:10])
+        return failed(f"capture {names}: not in the response's JSON at the path given")
     return CaseResult(case.label, "passed", f"status {status}", line)
 
 

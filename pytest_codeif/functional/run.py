@@ -198,8 +198,13 @@ def _verdict(job: FunctionalJob, cases: list[CaseResult]) -> Verdict:
     errors = [c for c in cases if c.status == "error"]
     failed = [c for c in cases if c.status == "failed"]
     if failed:
+        # The cases that could not decide are shown beside the failures (a timeout said
+        # nowhere would read as a case that passed).
         evidence = tuple(Evidence(shown, c.line, "test", f"{c.label}: {c.message}") for c in failed)
-        return Verdict("violated", evidence)
+        undecided = tuple(
+            Evidence(shown, c.line, "test-error", f"{c.label}: error: {c.message}") for c in errors
+        )
+        return Verdict("violated", evidence + undecided)
     if errors:
         kind: ErrorKind = (
             "protocol"

@@ -21,6 +21,10 @@ the older `tests["name"] = ...`, both of which Newman counts), each counted once
 request it runs after (a collection's or a folder's script runs after each request
 under it). A script that asserts in a loop or under a condition makes Newman's own
 count differ: this is the count of a run where each assertion runs once, at least one.
+A collection that ran counts the more of what it gave and that count: a test script
+that threw, or a request that got no answer, stops the assertions after it, and a
+failing service must not shrink the total (a run where every script runs to its end
+gives Newman's own count).
 """
 
 from __future__ import annotations
@@ -75,11 +79,21 @@ def assertion_total(task: Task, cases: Sequence[CaseEntry]) -> int:
     units: dict[int, list[_Unit]] = {}
     for unit in _units(task):
         units.setdefault(unit[0], []).append(unit)
+    newman_lines = {
+        c.location.line
+        for c in (task.behaviour.cases if task.behaviour else ())
+        if isinstance(c, NewmanCase)
+    }
     total = 0
     for line in sorted(results.keys() | units.keys()):
         found, asked = results.get(line, []), units.get(line, [])
         if asked and _never_ran(found, asked):
             total += sum(count() for _, _, count in asked)
+        elif line in newman_lines and asked:
+            # A collection counts at least the assertions its scripts hold: a script that
+            # threw (a body that is not JSON) or a request that got no answer stops the
+            # assertions after it, and they must not leave the total.
+            total += max(len(found), sum(count() for _, _, count in asked))
         else:
             total += len(found)
     return total
