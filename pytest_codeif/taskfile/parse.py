@@ -445,9 +445,9 @@ class _TaskBuilder:
                     "which could rewrite the tests that judge it: keep it outside",
                 )
             elif any(key in raw for key in BEHAVIOUR_KEYS):
-                if service is None and "service" in task:
-                    continue  # its service is wrong: the schema's problems say how
-                if service is None and ("request" in raw or "newman" in raw):
+                # (A service given but wrong is said by the schema's problems.)
+                unserved = service is None and "service" not in task
+                if unserved and ("request" in raw or "newman" in raw):
                     kind = "request" if "request" in raw else "newman"
                     self.problem(
                         ("tests", i, kind),
