@@ -185,10 +185,12 @@ class Isolation:
         return [*cmd, *argv]
 
 
-#: What a stage binds of the host's /etc (each where it exists; see `_stage_etc`).
+#: What a stage binds of the host's /etc (each where it exists; see `_stage_etc`). Each
+#: is directly under /etc: bwrap would make a missing parent 0700, and a program that
+#: then cannot read `/etc/ssl/openssl.cnf` (Node.js) stops at start.
 STAGE_ETC: Final = (
     "/etc/alternatives",
-    "/etc/ssl/certs",
+    "/etc/ssl",
     "/etc/ca-certificates",
     "/etc/localtime",
     "/etc/timezone",
