@@ -800,3 +800,22 @@ def test_the_user_namespace_mode_keeps_the_same_promises(world_writable: Path) -
     # killed its own child only.
     assert json.loads(by_step[2]["stdout"]) == {"pids": [1, 2], "private": [], "child": -9}
     assert by_step[3]["status"] == 200
+
+
+@needs_bwrap
+@pytest.mark.skipif(
+    not Path("/etc/alternatives/awk").exists(), reason="no Debian alternative for awk here"
+)
+def test_system_programs_reached_through_etc_run(tmp_path: Path) -> None:
+    """Debian's alternatives (`awk` is a link through /etc/alternatives) and OpenSSL's
+    configuration are there; the host's accounts are not."""
+    steps = [
+        cli("awk 'BEGIN { print 1 }'"),
+        cli("cat /etc/shadow || echo no-shadow"),
+        cli("test -r /etc/ssl/openssl.cnf || test ! -e /etc/ssl/openssl.cnf && echo ok"),
+    ]
+    _, records = run(tmp_path, {"env": {}, "steps": steps}, {"a.txt": b"a"})
+    ran = step_records(records)
+    assert ran[0]["stdout"] == "1\n", ran[0]
+    assert "no-shadow" in ran[1]["stdout"], ran[1]
+    assert ran[2]["stdout"] == "ok\n", ran[2]
