@@ -586,3 +586,103 @@ def test_many_large_files_are_too_large_not_slow(repo: Path) -> None:
     assert done.returncode == 1, done.stdout + done.stderr
     assert "8 files above 512 KB hold" in done.stdout
     assert "2 errors" in done.stdout.splitlines()[-1]
+
+# -- pass 2, A. compiled and start-up files Python imports, never judged ---------------
+
+
+def _unchecked_pyc(root: Path) -> str:
+    """A compiled `orders` that Python imports without looking at `orders.py` again."""
+    import py_compile
+
+    source = root / "evil_source.py"
+    source.write_text(EVIL, encoding="utf-8")
+    target = root / "src" / "shop" / "__pycache__" / "orders.cpython-311.pyc"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    mode = py_compile.PycInvalidationMode.UNCHECKED_HASH
+    py_compile.compile(str(source), str(target), doraise=True, invalidation_mode=mode)
+    source.unlink()
+    return "src/shop/__pycache__/orders.cpython-311.pyc"
+
+
+def _planted(name: str) -> Callable[[Path], str]:
+    def plant(root: Path) -> str:
+        (root / "src" / "shop" / name).write_bytes(b"\x7fELF not really")
+        return f"src/shop/{name}"
+
+    return plant
+
+
+COMPILED = {
+    "pyc-unchecked-hash": _unchecked_pyc,
+    "sourceless-pyc": _planted("orders.pyc"),
+    "pyo": _planted("orders.pyo"),
+    "extension-so": _planted("orders.cpython-311-x86_64-linux-gnu.so"),
+    "extension-pyd": _planted("orders.cp311-win_amd64.pyd"),
+    "pth": _planted("evil.pth"),
+    "egg": _planted("evil.egg"),
+    "sitecustomize": _planted("sitecustomize.pyc"),
+}
+
+
+@pytest.mark.parametrize("name", list(COMPILED))
+def test_a_compiled_or_startup_file_fails_the_gate(repo: Path, name: str) -> None:
+    """Python imports a planted compiled module instead of the judged source (or runs a
+    `.pth` file at start-up): no check reads it, so it is `unjudged-code`, even where
+    the task's `exclude:` or the head's `.gitignore` would leave it out."""
+    rules = RULES.replace("directory: src\n", "directory: src\n    exclude: ['*.egg']\n")
+    on_main(repo, lambda: write(repo, {"rules.codeif.yaml": rules}))
+    path = COMPILED[name](repo)
+    violate(repo)
+    git(repo, "add", "-f", "-A")
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    fails_with(done, repo, ("unjudged-code", path, 1))
+    assert f"FAILED {path}::codeif-gate::unjudged-code" in done.stdout
+
+
+# -- pass 2, B. a symbolic link under the code folder, wherever it points -------------
+
+
+def _folder_link_out(root: Path) -> str:
+    """`src/shop/services` moves out of the code folder and a link takes its place."""
+    git(root, "mv", "src/shop/services", "elsewhere/services")
+    with (root / "elsewhere" / "services" / "pay.py").open("a", encoding="utf-8") as handle:
+        handle.write(VIOLATION)
+    (root / "src" / "shop" / "services").symlink_to("../../elsewhere/services")
+    return "src/shop/services"
+
+
+def _file_link_out(root: Path) -> str:
+    write(root, {"elsewhere/helper.py": EVIL})
+    (root / "src" / "shop" / "helper.py").symlink_to("../../elsewhere/helper.py")
+    return "src/shop/helper.py"
+
+
+def _file_link_inside(root: Path) -> str:
+    (root / "src" / "shop" / "alias.py").symlink_to("orders.py")
+    return "src/shop/alias.py"
+
+
+LINKED = {
+    "folder-out": _folder_link_out,
+    "file-out": _file_link_out,
+    "file-inside": _file_link_inside,
+}
+
+
+@pytest.mark.parametrize("name", list(LINKED))
+def test_a_link_the_change_adds_under_the_code_folder_fails_the_gate(repo: Path, name: str) -> None:
+    """The walk follows no folder link and no file link leaving the project; the rules
+    name no path through the link: only the link itself can say the code moved."""
+    services = {"src/shop/services/__init__.py": "", "src/shop/services/pay.py": ORDERS}
+    (repo / "elsewhere").mkdir()
+    on_main(repo, lambda: write(repo, services))
+    path = LINKED[name](repo)
+    violate(repo)
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    assert done.returncode == 1, done.stdout + done.stderr
+    # A link inside the folder is walked too: its target's findings count under its name.
+    assert CONTROL | {("unjudged-code", path, 1)} <= findings(repo), done.stdout
+    assert "it is a symbolic link" in done.stdout
+

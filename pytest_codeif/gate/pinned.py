@@ -126,9 +126,10 @@ ADVICE: Final[dict[str, str]] = {
     "the owners of the test setup.",
     "unjudged": "A person must review this file: it changed, but the walk of the task's "
     "code folder leaves it out (a .gitignore line, a build/ or virtualenv folder, a vendored "
-    "or hidden folder), so no rule judged it, while Python can still import it. Move it into "
-    "the judged code, or land the rule that leaves it out in a pull request of its own "
-    "(a task's `exclude:` in the rules says what is deliberately not judged).",
+    "or hidden folder; a compiled or extension module, a .pth file, a symbolic link, which "
+    "no check reads), so no rule judged it, while Python can still import it. Move it into "
+    "the judged code, or land it, or the rule that leaves it out, in a pull request of its "
+    "own (a task's `exclude:` in the rules says what source is deliberately not judged).",
     "link": "A person must review this symbolic link: a path the gate's rules name (a task "
     "file, its folder, a task's `directory:`) goes through it, so it changes what the gate "
     "reads and judges without editing a rule. Land it in a pull request of its own, "
