@@ -686,3 +686,38 @@ def test_a_link_the_change_adds_under_the_code_folder_fails_the_gate(repo: Path,
     assert CONTROL | {("unjudged-code", path, 1)} <= findings(repo), done.stdout
     assert "it is a symbolic link" in done.stdout
 
+# -- pass 2, C. a coding cookie past the first 512 characters -------------------------
+
+#: A comment line longer than 512 characters, before or around the cookie.
+_LONG_COMMENT = "#" + "x" * 600
+LATE_COOKIES = {
+    # Python finds a cookie anywhere in the first two lines, however long line 1 is.
+    "line-2-after-a-long-line-1": f"{_LONG_COMMENT}\n# -*- coding: utf-7 -*-\n",
+    "end-of-a-long-line-1": f"{_LONG_COMMENT} -*- coding: utf-7 -*-\n",
+}
+#: The statement UTF-7 hides in a comment: `print("PWNED", x == None)`.
+_HIDDEN = "x = 1  # +AAo-print(+ACI-PWNED+ACI-, x +AD0APQ- None)\n"
+
+
+@pytest.mark.parametrize("name", list(LATE_COOKIES))
+def test_a_coding_cookie_past_512_characters_is_found(pytester: pytest.Pytester, name: str) -> None:
+    """Plain runs: the cookie was looked for in the first 512 characters alone."""
+    code = LATE_COOKIES[name] + _HIDDEN
+    pytester.makefile(
+        ".codeif.yaml",
+        task=f"tasks:\n  - id: t\n    code: {json.dumps(code)}\n"
+        "    constraints:\n      - {id: r, check: ruff, select: [E711]}\n",
+    )
+    result = pytester.runpytest("--codeif", "-p", "no:cacheprovider", "-n", "0")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*solution.py: its coding cookie declares utf-7*"])
+
+
+def test_a_late_coding_cookie_fails_the_gate(repo: Path) -> None:
+    write(repo, {"src/shop/evil.py": LATE_COOKIES["line-2-after-a-long-line-1"] + _HIDDEN})
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "evil.py: its coding cookie declares utf-7" in done.stdout
+    assert "2 errors" in done.stdout.splitlines()[-1]
+

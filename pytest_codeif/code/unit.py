@@ -268,9 +268,9 @@ def declared_encoding_problem(source: SourceFile) -> str | None:
     sandbox, and wherever the code is deployed) as the cookie says, so `x = 1 #
     +AAo-print(1)` in UTF-7 runs a call that no check saw. None when there is no cookie,
     it names UTF-8, or it decodes the bytes to the same text (an ASCII file declaring
-    latin-1). The cookie is found as Python's tokenizer finds it (`tokenize`)."""
-    head = source.text[:512].encode("utf-8", "surrogatepass")
-    lines = iter(head.splitlines(keepends=True)[:2])
+    latin-1). The cookie is found as Python's tokenizer finds it (`tokenize`): anywhere
+    in the first two whole lines, however long (read up to the per-file bound)."""
+    lines = iter(_first_lines(source.text, 2))
     try:
         declared, _ = tokenize.detect_encoding(lambda: next(lines, b""))
     except SyntaxError as exc:
@@ -288,6 +288,26 @@ def declared_encoding_problem(source: SourceFile) -> str | None:
         "code than the checks read as UTF-8: only source that reads the same in UTF-8 is "
         "judged"
     )
+
+
+def _first_lines(text: str, count: int) -> list[bytes]:
+    """The first `count` lines of `text` as UTF-8 bytes, each with its line end (`\n`,
+    `\r\n` or `\r`, the line ends Python's tokenizer knows), searched no further than
+    `MAX_FILE_BYTES` characters: a longer file is too large anyway."""
+    lines: list[bytes] = []
+    start = 0
+    bound = min(len(text), MAX_FILE_BYTES)
+    while len(lines) < count and start < bound:
+        ends = [i for i in (text.find("\n", start, bound), text.find("\r", start, bound)) if i >= 0]
+        if not ends:
+            end = bound
+        else:
+            end = min(ends) + 1
+            if text[end - 1] == "\r" and text.startswith("\n", end):
+                end += 1
+        lines.append(text[start:end].encode("utf-8", "surrogatepass"))
+        start = end
+    return lines
 
 
 def _embedded(spec: CodeSpec, task_path: Path) -> SourceFile:
