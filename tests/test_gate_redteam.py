@@ -87,7 +87,12 @@ def codeif_gate(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     command = [str(script)] if script.exists() else [sys.executable, "-m", "pytest_codeif.cli"]
     argv = [*args, "--codeif-changed-since=main", "--codeif-report=out/r.json"]
     done = subprocess.run(
-        [*command, "gate", *argv], cwd=root, capture_output=True, text=True, check=False
+        [*command, "gate", *argv],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        errors="surrogateescape",  # a name that is not UTF-8 is printed as its bytes
+        check=False,
     )
     assert "Traceback" not in done.stdout + done.stderr, done.stdout + done.stderr
     return done
@@ -587,6 +592,7 @@ def test_many_large_files_are_too_large_not_slow(repo: Path) -> None:
     assert "8 files above 512 KB hold" in done.stdout
     assert "2 errors" in done.stdout.splitlines()[-1]
 
+
 # -- pass 2, A. compiled and start-up files Python imports, never judged ---------------
 
 
@@ -686,6 +692,7 @@ def test_a_link_the_change_adds_under_the_code_folder_fails_the_gate(repo: Path,
     assert CONTROL | {("unjudged-code", path, 1)} <= findings(repo), done.stdout
     assert "it is a symbolic link" in done.stdout
 
+
 # -- pass 2, C. a coding cookie past the first 512 characters -------------------------
 
 #: A comment line longer than 512 characters, before or around the cookie.
@@ -721,3 +728,26 @@ def test_a_late_coding_cookie_fails_the_gate(repo: Path) -> None:
     assert "evil.py: its coding cookie declares utf-7" in done.stdout
     assert "2 errors" in done.stdout.splitlines()[-1]
 
+
+# -- pass 2, E. a .gitignore in a folder whose name is not UTF-8 --------------------------
+
+
+def test_a_gitignore_in_a_folder_named_otherwise_than_utf8(repo: Path) -> None:
+    """The folder's name reached RE2 in the ignore file's patterns (and in the paths
+    matched against them) as surrogate escapes: RE2 refused them, and the whole task file
+    was an internal error. Names and patterns are matched byte by byte, as git does."""
+    folder = os.path.join(os.fsencode(repo / "src" / "shop"), b"x\xff")
+    os.mkdir(folder)
+    for name, text in {b".gitignore": "evil.py\n*.log\n", b"evil.py": EVIL, b"ok.py": EVIL}.items():
+        with open(os.path.join(folder, name), "w", encoding="utf-8") as handle:
+            handle.write(text)
+    git(repo, "add", "-f", "-A")
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert findings(repo) == {
+        ("unjudged-code", "src/shop/x\udcff/evil.py", 1),
+        ("no-print", "src/shop/x\udcff/ok.py", 2),
+        ("ruff", "src/shop/x\udcff/ok.py", 2),
+    }
+    assert "this is a bug in pytest-codeif" not in done.stdout

@@ -31,6 +31,10 @@ What is listed, and why:
   name), and ``build`` or ``dist`` unless it holds an ``__init__.py`` (then it is a real
   package). The root itself is never skipped. Hidden files (``.x.py``) are listed.
 - A file whose real path is outside the root (a symbolic link out) is not listed.
+- Names and patterns are matched as git matches them, byte by byte: both are turned
+  into one character per byte of their UTF-8 form (`_byte_text`) before they reach the
+  RE2 engine, so a name or ``.gitignore`` line that is not UTF-8 (held as surrogate
+  escapes) is matched like any other, never handed to RE2, which would refuse it.
 - Task-level ``exclude`` patterns are gitignore patterns relative to the root, with
   precedence over every ignore file (so ``!gen.py`` re-includes a gitignored file) and
   read as lines of an ignore file (trailing spaces dropped).
@@ -241,7 +245,7 @@ class _Rules:
         rules = self._dir_rules if is_dir else self._file_rules
         if not rules:
             return None
-        result = (self._dirs if is_dir else self._files).check_file(relpath)
+        result = (self._dirs if is_dir else self._files).check_file(_byte_text(relpath))
         if not result.include or result.index is None:
             return None
         rule = rules[result.index]
@@ -254,6 +258,7 @@ def _compile(line: str, folder: str, reason: SkipReason, origin: str) -> _Rule |
     None for a line that matches nothing (blank, comment, "/", an unclosed "["); raises
     `ValueError` or `re.error` for a line pathspec rejects.
     """
+    line, folder = _byte_text(line), _byte_text(folder)  # as `ignoring` matches paths
     text = line if line.endswith("\\ ") else line.rstrip()  # pathspec's own trimming
     if GitIgnoreSpecPattern(text).include is None:
         return None
@@ -289,6 +294,25 @@ def _exclude_rule(pattern: str) -> _Rule | None:
                 pattern, "git discards it (an unclosed '[' or a lone '/'), so it excludes nothing"
             )
     return rule
+
+
+def _byte_text(text: str) -> str:
+    """`text` as one character per byte of its UTF-8 form (a surrogate escape standing
+    for the byte it escapes): what RE2 can match, and how git matches names, byte by
+    byte. Names and patterns both pass through it, so they meet in the same form. A
+    byte above 127 becomes a private-use character, never white space (pathspec strips
+    a pattern's trailing white space, and U+00A0 or U+0085 would be)."""
+    if text.isascii():
+        return text
+    try:
+        raw = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate that escapes no byte (from YAML)
+        raw = text.encode("utf-8", "surrogatepass")
+    return raw.decode("latin-1").translate(_HIGH_BYTES)
+
+
+#: Bytes 128-255 (as latin-1 characters) -> private-use characters U+E080-U+E0FF.
+_HIGH_BYTES: Final = {byte: 0xE000 + byte for byte in range(0x80, 0x100)}
 
 
 def _read_ignore_file(path: Path, folder: str) -> tuple[_Rule, ...]:
