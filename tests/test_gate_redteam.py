@@ -751,3 +751,48 @@ def test_a_gitignore_in_a_folder_named_otherwise_than_utf8(repo: Path) -> None:
         ("ruff", "src/shop/x\udcff/ok.py", 2),
     }
     assert "this is a bug in pytest-codeif" not in done.stdout
+
+
+# -- pass 2, D. an old finding fixed and an identical one made elsewhere --------------
+
+ALIASES = "A = str\nB = list[int]\n\n\n" + ORDERS
+CALLERS = (
+    "from shop.orders import A, B, total\n\n\n"
+    "def legacy(prices: A) -> int:\n    return total(prices)\n\n\n"
+    "def current(prices: B) -> int:\n    return total(prices)\n"
+)
+
+
+def test_a_fixed_old_finding_does_not_excuse_an_identical_new_one(repo: Path) -> None:
+    """The merge base's `legacy` passes a `str` to `total` (an old finding, line 5 of an
+    untouched file); the change swaps the aliases: `legacy` is fixed and `current` (line
+    9) gets the very same message on a line reading the same. Matched as a multiset of
+    (file, rule, message, line text), the two netted to nothing and the gate passed."""
+    files = {"rules.codeif.yaml": RULES + MYPY_RULE, "src/shop/orders.py": ALIASES}
+    on_main(repo, lambda: write(repo, {**files, "src/shop/api.py": CALLERS}))
+    write(repo, {"src/shop/orders.py": "A = list[int]\nB = str\n\n\n" + ORDERS})
+    commit(repo, "hostile")
+    done = codeif_gate(repo, "rules.codeif.yaml")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert findings(repo) == {("mypy", "src/shop/api.py", 9)}
+
+
+def test_an_old_finding_moved_down_by_the_change_stays_uncounted(repo: Path) -> None:
+    """Lines the change added above an old finding move it down: its line is unchanged,
+    and was the merge base's line 5 (the diff says so), where the same finding was."""
+    on_main(
+        repo,
+        lambda: write(
+            repo,
+            {
+                "rules.codeif.yaml": RULES + MYPY_RULE,
+                "src/shop/orders.py": ALIASES,
+                "src/shop/api.py": CALLERS,
+            },
+        ),
+    )
+    write(repo, {"src/shop/api.py": '"""The API."""\n\n' + CALLERS + "\n\nLIMIT = 3\n"})
+    commit(repo, "clean")
+    done = codeif_gate(repo, "rules.codeif.yaml", "--codeif-changed-lines")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "not counted: 1 finding outside the changed code" in done.stdout

@@ -12,9 +12,15 @@ So, before the gate drops a finding for lying outside the changed code, it asks
 whether the merge base's code has the same finding: the task's code folder is taken
 from the merge base (`git archive`, once per task and process), the constraint is
 judged there by the same engine, and the findings are matched by file (inside the
-code), rule, message and the text of their line, as many times as each occurs. A
-finding the merge base lacks counts: the change caused it, wherever it is shown. One the
-merge base has too is old, and stays uncounted (the baseline's business). Code read
+code), rule, message, the text of their line and the place of that line: the merge
+base's line that the finding's line was before the change (`changes.line_map`; the same
+number in a file the change did not touch), as many times as each occurs. A finding on
+a line the change added or modified, or in a file it added, is never old. So a change
+that fixes an old finding and makes an identical one elsewhere (the same message on a
+line that reads the same) is not netted to nothing: the new one counts. A finding
+with no line is matched by file, rule and message alone. A finding the merge base lacks
+counts: the change caused it, wherever it is shown. One the merge base has too is old,
+and stays uncounted (the baseline's business). Code read
 from the repository's files is compared (`directory:`, `file:`, `response-file:`);
 inline code and responses keep the line rule. When the merge base's code cannot be
 judged (the folder is missing there, the constraint errs on it), every finding outside
@@ -31,11 +37,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal
 
 from pytest_codeif.code.unit import CodeUnit
 from pytest_codeif.engine.engine import Engine
-from pytest_codeif.gate.changes import ChangedCode, GitError, archive_at
+from pytest_codeif.gate.changes import ChangedCode, GitError, LineMap, archive_at, line_map
 from pytest_codeif.outcome import Evidence, Undecidable, Verdict
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
 
@@ -43,8 +49,8 @@ from pytest_codeif.taskfile.model import ConstraintSpec, Task
 #: (inline code and responses keep the line rule: their lines are the task file's).
 COMPARED: Final = frozenset({"directory", "file", "response-file"})
 #: A finding as matched against the merge base's: file inside the code, rule, message,
-#: and the text of its line (its number shifts with edits above it).
-_Key = tuple[str | None, str, str, str]
+#: the text of its line, and that line's number in the merge base (None without a line).
+_Key = tuple[str | None, str, str, str, int | None]
 
 
 class BaseCode:
@@ -76,15 +82,44 @@ class BaseCode:
             base_unit = self.engine.unit(base)
         except Undecidable as exc:
             return set(which), _doubt(f"the merge base's code could not be read: {exc.message}")
-        before = Counter(_key(base_unit, e) for e in old.evidence)
+        before = Counter(
+            _key(base_unit, e, e.code_line if e.code_line and e.code_path else None)
+            for e in old.evidence
+        )
+        maps: dict[str, LineMap] = {}
         new: set[int] = set()
         for index in which:
-            key = _key(head_unit, verdict.evidence[index])
+            found = verdict.evidence[index]
+            try:
+                place = self._base_line(head_unit, found, maps)
+            except GitError:
+                place = "new"  # where it was cannot be told: it counts
+            if place == "new":
+                new.add(index)  # on a line the change added or modified: never old
+                continue
+            key = _key(head_unit, found, None if place == "no-line" else place)
             if before[key] > 0:
                 before[key] -= 1
             else:
                 new.add(index)
         return new, None
+
+    def _base_line(
+        self, unit: CodeUnit, evidence: Evidence, maps: dict[str, LineMap]
+    ) -> int | Literal["no-line", "new"]:
+        """The merge base's line that the finding's line was; `new` for a line the
+        change added or modified (or in a file it added), `no-line` for a finding that
+        has none. `maps` keeps each file's `LineMap` (one diff per file)."""
+        if not evidence.code_line or not evidence.code_path:
+            return "no-line"
+        source = unit.file(evidence.code_path)
+        relative = self.changes.real_repo_path(source.origin) if source is not None else None
+        if relative is None:
+            return "new"
+        if relative not in maps:
+            maps[relative] = line_map(self.changes, relative)
+        line = maps[relative].base_line(evidence.code_line)
+        return "new" if line is None else line
 
     def _base_task(self, task: Task) -> Task | str:
         """`task` reading its code folder as the merge base holds it, or why it cannot."""
@@ -131,15 +166,16 @@ def _doubt(why: str) -> str:
     return f"{why}: findings outside the changed code count"
 
 
-def _key(unit: CodeUnit, evidence: Evidence) -> _Key:
-    """What a finding is matched by (see `_Key`)."""
+def _key(unit: CodeUnit, evidence: Evidence, place: int | None) -> _Key:
+    """What a finding is matched by (see `_Key`), its line placed at `place` in the
+    merge base."""
     text = ""
     source = unit.file(evidence.code_path) if evidence.code_path else None
     if source is not None and evidence.code_line and source.text is not None:
         lines = source.text.splitlines()
         if 0 < evidence.code_line <= len(lines):
             text = lines[evidence.code_line - 1].strip()
-    return (evidence.code_path, evidence.rule, evidence.message, text)
+    return (evidence.code_path, evidence.rule, evidence.message, text, place)
 
 
 def _unpack(path: Path, target: Path) -> None:

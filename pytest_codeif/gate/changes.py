@@ -339,6 +339,67 @@ def first_changed_line(changes: ChangedCode, path: str, *, timeout: float = GIT_
     return first_hunk_line(patch.stdout)
 
 
+@dataclass(frozen=True)
+class LineMap:
+    """Where the lines of one file as it is now were in the merge base: the hunks of its
+    `git diff --unified=0`, as (old start, old count, new start, new count)."""
+
+    hunks: tuple[tuple[int, int, int, int], ...] = ()
+    new: bool = False  # the merge base has no such file: no line of it was there
+
+    def base_line(self, line: int) -> int | None:
+        """The merge base's line that line `line` (of the file now) is, unchanged; None
+        for a line the change added or modified."""
+        if self.new:
+            return None
+        offset = 0
+        for _old_start, old_count, new_start, new_count in self.hunks:
+            # A hunk adding no line follows line `new_start`; one adding lines holds them.
+            last = new_start + new_count - 1 if new_count else new_start
+            if line > last:
+                offset += old_count - new_count
+            elif new_count and line >= new_start:
+                return None
+            else:
+                break  # hunks come in line order: the rest lie below
+        return line + offset
+
+
+def line_map(changes: ChangedCode, path: str, *, timeout: float = GIT_TIMEOUT) -> LineMap:
+    """The `LineMap` of the file at `path` (relative to the repository's root): no hunk
+    for a file that did not change, `new` for an untracked one."""
+    if path in changes.untracked:
+        return LineMap(new=True)
+    if path not in changes.files:
+        return LineMap()
+    patch = _Git(timeout)(
+        changes.toplevel,
+        "diff",
+        "--unified=0",
+        "--src-prefix=a/",
+        "--dst-prefix=b/",
+        *_DIFF_OPTIONS,
+        changes.merge_base,
+        "--",
+        path,
+    )
+    return LineMap(parse_hunks(patch.stdout), new=b"\n--- /dev/null" in patch.stdout)
+
+
+def parse_hunks(patch: bytes) -> tuple[tuple[int, int, int, int], ...]:
+    """The hunk headers of a one-file `git diff --unified=0` patch, in line order, as
+    (old start, old count, new start, new count). With no context lines, every body line
+    starts with `+`, `-` or `\\`: a line starting `@@ -` is a header."""
+    found: list[tuple[int, int, int, int]] = []
+    for raw in patch.split(b"\n"):
+        hunk = _HUNK.match(raw)
+        if hunk is not None:
+            old_count = 1 if hunk.group(2) is None else int(hunk.group(2))
+            new_count = 1 if hunk.group(4) is None else int(hunk.group(4))
+            found.append((int(hunk.group(1)), old_count, int(hunk.group(3)), new_count))
+    return tuple(found)
+
+
 def first_hunk_line(patch: bytes) -> int:
     """The new-file line of the first hunk of a one-file `git diff --unified=0` patch
     (its hunks come in line order): its first line, or for a hunk adding none the line
