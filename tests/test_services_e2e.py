@@ -544,7 +544,7 @@ def textkit_task() -> dict[str, Any]:
 def test_command_line_cases_pass_and_fail_as_expected(
     pytester: pytest.Pytester, backend: str
 ) -> None:
-    copy_fixture(pytester, PROGRAMS / "textkit")
+    copy_fixture(pytester, EXAMPLES / "programs" / "textkit")  # the shipped example
     write_tasks(pytester, [textkit_task()])
     _, judged, _ = judge(pytester, backend=backend)
     statuses = {case["label"]: case["status"] for case in judged["textkit"].cases}
