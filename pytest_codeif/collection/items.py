@@ -131,7 +131,11 @@ class TaskNode(pytest.Collector):
 
 
 class CodeifItem(pytest.Item):
-    """Common behaviour: verdict in setup, failure in runtest, a record for the report."""
+    """Common behaviour: verdict in setup, failure in runtest, a record for the report.
+
+    Subclasses judge in `judge`; `setup` runs it so that anything unexpected it raises
+    (a bug of ours) is this item's located error, never pytest's INTERNALERROR.
+    """
 
     record: Record | None = None
     verdict: Verdict
@@ -140,6 +144,16 @@ class CodeifItem(pytest.Item):
 
     def _display_file(self) -> str:
         return get_state(self.config).engine.display(self.path)
+
+    def setup(self) -> None:
+        try:
+            self.judge()
+        except Exception as exc:
+            # pytest's outcomes (`CodeifOutcome`, a skip) are BaseExceptions: not caught.
+            raise CodeifOutcome(_bug_text(exc)) from exc
+
+    def judge(self) -> None:
+        """Reach this item's verdict (raising `CodeifOutcome` for an error)."""
 
     def _decide(self, verdict: Verdict, record: Record, what: str) -> None:
         self.record = record
@@ -227,7 +241,7 @@ class ConstraintItem(CodeifItem):
         if constraint.level is not None:
             self.user_properties.append(("codeif_level", constraint.level))
 
-    def setup(self) -> None:
+    def judge(self) -> None:
         verdict, record, self.skipped_because = self._judge_constraint(
             self.nodeid, self.task, self.constraint
         )
@@ -253,7 +267,7 @@ class FunctionalItem(CodeifItem):
         self.add_marker("codeif")
         self.extra_keyword_matches.add("functional")
 
-    def setup(self) -> None:
+    def judge(self) -> None:
         self.outcome, record = self._judge_functional(self.nodeid, self.task)
         self._decide(self.outcome.verdict, record, FUNCTIONAL_WHAT)
 
@@ -286,7 +300,7 @@ class TaskItem(CodeifItem):
         #: (status, text) of each outcome that is neither satisfied nor skipped.
         self.sections: list[tuple[str, str]] = []
 
-    def setup(self) -> None:
+    def judge(self) -> None:
         # `file::task`: where the node id of each outcome's own item would start.
         base = self.nodeid.rpartition("::")[0]
         skips: list[str] = []
@@ -354,7 +368,7 @@ class InvalidTaskItem(CodeifItem):
         self.label = label
         self.error = error
 
-    def setup(self) -> None:
+    def judge(self) -> None:
         shown = self._display_file()
         problems = self.error.problems if isinstance(self.error, TaskProblems) else (self.error,)
         listed: list[Problem] = [
@@ -396,6 +410,27 @@ def _where(shown: str, problem: TaskFileError) -> str:
 
 
 FUNCTIONAL_WHAT = "the functional tests"
+#: How many of a bug's innermost frames its error names.
+_BUG_FRAMES = 6
+
+
+def _bug_text(exc: Exception) -> str:
+    """An unexpected exception of ours, as an item's error: what it was and where it
+    was raised (file:line of the innermost frames, read so that a frame with no line
+    number, which pytest's own formatter cannot show, is shown as `?`)."""
+    frames: list[str] = []
+    tb = exc.__traceback__
+    while tb is not None:
+        line = tb.tb_lineno if tb.tb_lineno is not None else tb.tb_frame.f_lineno
+        code = tb.tb_frame.f_code
+        frames.append(f"  {code.co_filename}:{line if line is not None else '?'} in {code.co_name}")
+        tb = tb.tb_next
+    lines = [
+        f"pytest-codeif failed judging this item ({type(exc).__name__}: {exc}); "
+        "this is a bug in pytest-codeif, please report it with the task file",
+        *frames[-_BUG_FRAMES:],
+    ]
+    return "\n".join(lines)
 
 
 def _status_properties(verdict: Verdict) -> list[tuple[str, object]]:
