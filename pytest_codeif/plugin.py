@@ -149,13 +149,18 @@ def pytest_configure_node(node: Any) -> None:
 def pytest_runtest_setup(item: pytest.Item) -> None:
     if not enabled(item.config):
         return
+    from pytest_codeif.collection.items import CodeifOutcome, bug_text
     from pytest_codeif.collection.planning import plan_on_arrival, start
     from pytest_codeif.state import get_state
 
-    state = get_state(item.config)
-    if state.plan_on_arrival:
-        plan_on_arrival(item, state)
-    start(state)
+    try:
+        state = get_state(item.config)
+        if state.plan_on_arrival:
+            plan_on_arrival(item, state)
+        start(state)
+    except Exception as exc:
+        # A bug of ours is this item's located error, never pytest's INTERNALERROR.
+        raise CodeifOutcome(bug_text(exc)) from exc
 
 
 @pytest.hookimpl(wrapper=True)

@@ -150,7 +150,7 @@ class CodeifItem(pytest.Item):
             self.judge()
         except Exception as exc:
             # pytest's outcomes (`CodeifOutcome`, a skip) are BaseExceptions: not caught.
-            raise CodeifOutcome(_bug_text(exc)) from exc
+            raise CodeifOutcome(bug_text(exc)) from exc
 
     def judge(self) -> None:
         """Reach this item's verdict (raising `CodeifOutcome` for an error)."""
@@ -411,10 +411,10 @@ def _where(shown: str, problem: TaskFileError) -> str:
 
 FUNCTIONAL_WHAT = "the functional tests"
 #: How many of a bug's innermost frames its error names.
-_BUG_FRAMES = 6
+BUG_FRAMES = 6
 
 
-def _bug_text(exc: Exception) -> str:
+def bug_text(exc: Exception) -> str:
     """An unexpected exception of ours, as an item's error: what it was and where it
     was raised (file:line of the innermost frames, read so that a frame with no line
     number, which pytest's own formatter cannot show, is shown as `?`)."""
@@ -428,7 +428,7 @@ def _bug_text(exc: Exception) -> str:
     lines = [
         f"pytest-codeif failed judging this item ({type(exc).__name__}: {exc}); "
         "this is a bug in pytest-codeif, please report it with the task file",
-        *frames[-_BUG_FRAMES:],
+        *frames[-BUG_FRAMES:],
     ]
     return "\n".join(lines)
 
