@@ -36,6 +36,7 @@ from pytest_codeif.checks.pattern.trial import (
 )
 from pytest_codeif.checks.registry import CheckRegistrationError, CheckRegistry
 from pytest_codeif.code.unit import MAX_FILE_BYTES
+from pytest_codeif.generate import constraints_cli, pacific_cli
 from pytest_codeif.importers.multicodeif import import_multicodeif
 from pytest_codeif.importers.multicodeif_chains import import_chains
 from pytest_codeif.outcome import Undecidable
@@ -469,6 +470,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return check_samples_command(args)
     if args.command == "pattern":
         return pattern_command(args)
+    if args.command == "generate":
+        return generate_command(args)
     try:
         merged, warnings = merge(args.reports)
     except (OSError, ValueError, jsonschema.ValidationError) as exc:
@@ -574,7 +577,38 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_feedback_command(commands)
     _add_pattern_command(commands)
+    _add_generate_command(commands)
     return parser
+
+
+def _add_generate_command(
+    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> None:
+    generate = commands.add_parser(
+        "generate", help="write a generated benchmark: task files and prompts"
+    )
+    kinds = generate.add_subparsers(dest="kind", required=True)
+    pacific_cli.add_arguments(
+        kinds.add_parser(
+            "pacific",
+            help="PACIFIC answer tasks: chained instructions with difficulty control",
+            description=pacific_cli.__doc__,
+        )
+    )
+    constraints_cli.add_arguments(
+        kinds.add_parser(
+            "constraints",
+            help="code-constraint tasks drawn with a seed from base problems",
+            description=constraints_cli.__doc__,
+        )
+    )
+
+
+def generate_command(args: argparse.Namespace) -> int:
+    """`codeif generate KIND ...`: the kind's exit status."""
+    if args.kind == "pacific":
+        return pacific_cli.run(args)
+    return constraints_cli.run(args)
 
 
 def _add_feedback_command(
