@@ -14,12 +14,21 @@ import os
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from html import escape
 from pathlib import Path
 from typing import Any, Final
 
 from pytest_codeif.records import CodeEntry, Record, is_outcome
 from pytest_codeif.report import html_plots
+from pytest_codeif.report.figures.answers import (
+    MODES,
+    OUTCOMES,
+    Accuracy,
+    AnswerFigures,
+    Count,
+    StepCounts,
+)
 from pytest_codeif.report.figures.assertions import AssertionRate, AssertionRow, counts
 from pytest_codeif.report.figures.decay import Decay, decay
 from pytest_codeif.report.figures.groups import (
@@ -29,6 +38,7 @@ from pytest_codeif.report.figures.groups import (
     group_named,
     natural_order,
 )
+from pytest_codeif.report.figures.means import TaskMean
 from pytest_codeif.report.figures.rounds import transitions
 from pytest_codeif.report.figures.summary import Summary, Tally, summarize
 from pytest_codeif.report.html_code import CodeSources, excerpts
@@ -151,14 +161,28 @@ def _rate_table(
     extra: str = "",
 ) -> str:
     """A table of rates, one row per (name, cells); `extra`: rows already made."""
-    body = "".join(
-        f"<tr><th>{_e(name)}</th>{''.join(_tally_cell(t) for t in cells)}</tr>"
-        for name, cells in rows
-    )
-    body += extra
+    body = _tally_rows(rows) + extra
     return (
         f'<div class="scroll"><table class="{css}">{_head(first, columns)}'
         f"<tbody>{body}</tbody></table></div>"
+    )
+
+
+def _tally_rows(rows: Sequence[tuple[str, Sequence[Tally | None]]]) -> str:
+    return "".join(
+        f"<tr><th>{_e(name)}</th>{''.join(_tally_cell(t) for t in cells)}</tr>"
+        for name, cells in rows
+    )
+
+
+def _mean_cell(mean: TaskMean | None) -> str:
+    """A mean of tasks' shares, with the number of tasks it is over."""
+    if mean is None or mean.rate is None:
+        return '<td class="na">&ndash;</td>'
+    tasks = f"{mean.tasks} task{'s' if mean.tasks != 1 else ''}"
+    return (
+        f'<td class="rate" style="background:{_shade(mean.rate)}" title="mean over {tasks}">'
+        f"{_pct(mean.rate)}<small>{tasks}</small></td>"
     )
 
 
@@ -178,25 +202,30 @@ def _summary_section(overall: Summary, groups: dict[str, Group], grouping: Group
         return name, [pick(s) for s in summaries]
 
     rows = [
-        row("constraints satisfied (SSR)", lambda s: s.constraints),
         row("tasks: all constraints (HSR)", lambda s: s.tasks_all),
         row("tasks: strict (+ functional tests)", lambda s: s.tasks_strict),
     ]
     if overall.functional.total:
         rows.append(row("functional tests passed", lambda s: s.functional))
-    assertions = ""
+    # The pooled rate, then the mean of the tasks' shares beside it.
+    macro = "".join(_mean_cell(s.constraints_macro) for s in summaries)
+    extra = f"<tr><th>constraints: mean of tasks' shares (macro)</th>{macro}</tr>"
+    extra += _tally_rows(rows)
     if overall.assertions.shown:
-        assertions = _assertion_rows([s.assertions.overall for s in summaries])
+        extra += _assertion_rows([s.assertions.overall for s in summaries])
     parts = ['<section id="summary"><h2>Summary</h2>']
     per = f"One column per {_e(grouping.title)} ({len(groups)}). " if len(groups) > 1 else ""
     parts.append(
-        f'<p class="note">{per}SSR: constraints satisfied, of all judged; HSR: tasks with '
-        "every constraint satisfied; strict: and every functional test passed. A constraint "
-        "that could not be decided counts as not satisfied."
-        + (f" {ASSERTION_NOTE}" if assertions else "")
+        f'<p class="note">{per}SSR: constraints satisfied, of all judged (micro: a task '
+        "weighs by its constraints); macro: the mean of each task's share of satisfied "
+        "constraints (PACIFIC's instruction-level accuracy: every task weighs the same); "
+        "HSR: tasks with every constraint satisfied; strict: and every functional test "
+        "passed. A constraint that could not be decided counts as not satisfied."
+        + (f" {ASSERTION_NOTE}" if overall.assertions.shown else "")
         + "</p>"
     )
-    parts.append(_rate_table("overall", rows, columns, extra=assertions))
+    ssr = [row("constraints satisfied (SSR)", lambda s: s.constraints)]
+    parts.append(_rate_table("overall", ssr, columns, extra=extra))
     parts.append(_at_k(groups))
     categories = sorted({c for s in summaries for c in s.by_category})
     if categories:
@@ -508,6 +537,196 @@ def _task_assertions(report: dict[str, Any], grouping: Grouping, *, grouped: boo
     )
 
 
+# -- answer tasks ----------------------------------------------------------------------
+
+ANSWERS_NOTE: Final = (
+    "Answer tasks: each step of a chain is one answer, judged by the strict parse of its "
+    "tags and literal and by the loose one, side by side. Prompt-level: tasks with every "
+    "step right; micro: steps right of all steps; macro: the mean of each task's share "
+    "of steps right (PACIFIC's instruction-level accuracy); first-failure depth: the "
+    "steps right from step 1 before the first that is not (SIFO). A step not right is "
+    "missing (no answer), invalid (unparsable, of another type, or given twice) or "
+    "wrong, counted apart; none of these is an error. Undecided: no answer could be "
+    "judged (an unreadable response)."
+)
+#: Rows listed by step, by instruction, by difficulty (the JSON report has them all).
+MAX_ANSWER_ROWS: Final = 200
+
+
+def _count_cell(count: Count | None) -> str:
+    if count is None or not count.total:
+        return '<td class="na">&ndash;</td>'
+    return (
+        f'<td class="rate" style="background:{_shade(count.rate)}" '
+        f'title="{count.satisfied} of {count.total}">'
+        f"{_pct(count.rate)}<small>{count.satisfied}/{count.total}</small></td>"
+    )
+
+
+def _share_cell(part: int, whole: int) -> str:
+    """A count of steps with its share of all (no shade: fewer is better)."""
+    if not whole:
+        return '<td class="na">&ndash;</td>'
+    return f'<td class="rate">{_pct(part / whole)}<small>{part} of {whole}</small></td>'
+
+
+def _plain_cell(text: str) -> str:
+    return f'<td class="rate">{_e(text)}</td>'
+
+
+def _answer_figure_rows(columns: Sequence[tuple[Accuracy | None, Accuracy | None]]) -> str:
+    """The overall figures, one row per figure and mode, a cell per (strict, loose)
+    pair of `columns`."""
+    figures: list[tuple[str, Callable[[Accuracy], str]]] = [
+        ("prompt-level accuracy", lambda a: _count_cell(a.prompt)),
+        ("instruction-level, micro (steps right)", lambda a: _count_cell(a.steps)),
+        ("instruction-level, macro (mean of tasks)", lambda a: _mean_cell(a.macro)),
+        (
+            "first-failure depth: mean",
+            lambda a: _plain_cell("-" if a.depth_mean is None else f"{a.depth_mean:.2f}"),
+        ),
+    ]
+    for outcome in OUTCOMES:
+        figures.append((f"steps {outcome}", partial(_outcome_cell, outcome)))
+    rows: list[str] = []
+    undecided = any(a is not None and a.outcomes["undecided"] for pair in columns for a in pair)
+    for name, cell in figures:
+        if name == "steps undecided" and not undecided:
+            continue  # a row of zeros: the tool judged every step
+        for index, mode in enumerate(MODES):
+            picked = [pair[index] for pair in columns]
+            cells = "".join('<td class="na">&ndash;</td>' if a is None else cell(a) for a in picked)
+            rows.append(f"<tr><th>{_e(name)}, {mode}</th>{cells}</tr>")
+    return "".join(rows)
+
+
+def _outcome_cell(outcome: str, accuracy: Accuracy) -> str:
+    return _share_cell(accuracy.outcomes[outcome], accuracy.steps.total)
+
+
+def _answers_section(overall: Summary, groups: dict[str, Group], grouping: Grouping) -> str:
+    """The answer tasks' figures, strict and loose: per group, by step (a curve per
+    group), by instruction, the first-failure depths, and the difficulty table (with a
+    heatmap); nothing without answer tasks."""
+    found = overall.answers
+    if found is None:
+        return ""
+    summaries = _summaries(overall, groups)
+    columns = _columns(groups)
+    pairs = [
+        (None, None) if s.answers is None else (s.answers.overall.strict, s.answers.overall.loose)
+        for s in summaries
+    ]
+    parts = [
+        '<section id="answers"><h2>Answer tasks</h2>',
+        f'<p class="note">{ANSWERS_NOTE} {found.tasks} tasks, {found.steps} steps.</p>',
+        f'<div class="scroll"><table class="rates">{_head("", columns)}'
+        f"<tbody>{_answer_figure_rows(pairs)}</tbody></table></div>",
+    ]
+    named = {name: g.summary.answers for name, g in groups.items() if g.summary.answers is not None}
+    series = named if len(named) > 1 else {"all": found}
+    positions = list(found.by_step)
+    if len(positions) > 1:
+        panels = [
+            html_plots.Panel(
+                f"accuracy by step ({mode})",
+                "step",
+                [str(p) for p in positions],
+                {
+                    name: [
+                        None if (c := a.by_step.get(p)) is None else c.of(mode).rate
+                        for p in positions
+                    ]
+                    for name, a in series.items()
+                },
+                ylabel="steps right",
+            )
+            for mode in MODES
+        ]
+        parts.append(f'<figure class="plot">{html_plots.curves(panels, "answers")}</figure>')
+        parts.append("<h3>By step</h3>")
+        parts.append(_counts_table("step", {f"step {p}": c for p, c in found.by_step.items()}))
+    if found.by_instruction:
+        parts.append("<h3>By instruction</h3>")
+        parts.append(_counts_table("instruction", found.by_instruction))
+    parts.append(_depth_table(found.overall.strict, found.overall.loose))
+    parts.append(_difficulty(found))
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _counts_table(first: str, rows: Mapping[str, StepCounts]) -> str:
+    """Rows of strict and loose counts (`StepCounts`), at most MAX_ANSWER_ROWS."""
+    body = "".join(
+        f"<tr><th>{_e(name)}</th>{''.join(_count_cell(counts.of(m)) for m in MODES)}</tr>"
+        for name, counts in list(rows.items())[:MAX_ANSWER_ROWS]
+    )
+    more = len(rows) - MAX_ANSWER_ROWS
+    tail = f'<p class="note">… and {more} more (see the JSON report).</p>' if more > 0 else ""
+    return (
+        f'<div class="scroll"><table class="rates">{_head(first, list(MODES))}'
+        f"<tbody>{body}</tbody></table></div>{tail}"
+    )
+
+
+def _depth_table(strict: Accuracy, loose: Accuracy) -> str:
+    """Tasks at each first-failure depth, strict and loose."""
+    deepest = max(len(strict.distribution()), len(loose.distribution()))
+    body = "".join(
+        f"<tr><th>{depth}</th>"
+        + "".join(_share_cell(a.depths.get(depth, 0), a.tasks) for a in (strict, loose))
+        + "</tr>"
+        for depth in range(deepest)
+    )
+    return (
+        "<h3>First-failure depth</h3>"
+        '<p class="note">Tasks by the number of steps right from step 1 before the first '
+        "that is not.</p>"
+        f'<div class="scroll"><table class="rates">{_head("depth", list(MODES))}'
+        f"<tbody>{body}</tbody></table></div>"
+    )
+
+
+def _difficulty(found: AnswerFigures) -> str:
+    """Prompt-level and macro accuracy per `instructions` x `length` cell, and a heatmap
+    of the strict prompt-level accuracy; nothing unless tasks have both keys."""
+    if not found.difficulty:
+        return ""
+    cells = list(found.difficulty.items())
+    body = "".join(
+        f'<tr><th>{_e(first)} &times; {_e(second)}</th><td class="rate">{cell.strict.tasks}</td>'
+        f"{_count_cell(cell.strict.prompt)}{_count_cell(cell.loose.prompt)}"
+        f"{_mean_cell(cell.strict.macro)}{_mean_cell(cell.loose.macro)}</tr>"
+        for (first, second), cell in cells[:MAX_ANSWER_ROWS]
+    )
+    more = len(cells) - MAX_ANSWER_ROWS
+    tail = f'<p class="note">… and {more} more (see the JSON report).</p>' if more > 0 else ""
+    heads = [
+        "tasks",
+        "prompt-level, strict",
+        "prompt-level, loose",
+        "macro, strict",
+        "macro, loose",
+    ]
+    rows = list(dict.fromkeys(str(first) for (first, _), _ in cells))
+    columns = list(dict.fromkeys(str(second) for (_, second), _ in cells))
+    grid: dict[tuple[str, str], float | None] = {
+        (str(a), str(b)): cell.strict.prompt.rate for (a, b), cell in cells
+    }
+    rates = [[grid.get((r, c)) for c in columns] for r in rows]
+    svg = html_plots.heatmap(
+        [f"{r} instructions" for r in rows], [f"length {c}" for c in columns], rates
+    )
+    return (
+        "<h3>Difficulty: instructions &times; length</h3>"
+        '<p class="note">By the tasks\' <code>instructions</code> and <code>length</code> '
+        "metadata; the heatmap: prompt-level accuracy, strict.</p>"
+        f'<figure class="plot">{svg}</figure>'
+        f'<div class="scroll"><table class="rates">{_head("instructions x length", heads)}'
+        f"<tbody>{body}</tbody></table></div>{tail}"
+    )
+
+
 def _where(evidence: dict[str, Any]) -> str:
     where = str(evidence.get("path") or "")
     if evidence.get("line"):
@@ -723,6 +942,7 @@ _NAV: Final = (
     ("decay", "Decay"),
     ("rounds", "Rounds"),
     ("assertions", "A%"),
+    ("answers", "Answers"),
     ("violations", "Violations"),
     ("tests", "Failed tests"),
     ("errors", "Errors"),
@@ -813,6 +1033,7 @@ def build_page(
         _decay_section(records, split),
         _rounds_section(records, split, grouping),
         _assertions_section(report, overall, groups, grouping),
+        _answers_section(overall, groups, grouping),
         _violations_section(report, grouping, CodeSources(root)),
         _failed_tests_section(report, grouping),
         _errors_section(records),

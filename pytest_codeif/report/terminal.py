@@ -1,11 +1,20 @@
 """The pytest terminal's codeif section: the figures (`report/figures/`) as lines of at
-most 80 columns: the summary's tables, constraint decay, groups side by side, rounds, and
-what the CI gate left out."""
+most 80 columns: the summary's tables, constraint decay, answer tasks' figures (strict |
+loose), groups side by side, rounds, and what the CI gate left out."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 
+from pytest_codeif.report.figures.answers import (
+    MODES,
+    OUTCOMES,
+    Accuracy,
+    AnswerFigures,
+    Count,
+    StepCounts,
+)
 from pytest_codeif.report.figures.assertions import AssertionRow, Assertions
 from pytest_codeif.report.figures.decay import Decay
 from pytest_codeif.report.figures.groups import KS, Group
@@ -47,8 +56,16 @@ def render(summary: Summary, decay: Decay | None = None) -> list[str]:
         lines.extend(_row(name, t) for name, t in sorted(summary.by_category.items()))
     if decay is not None:
         lines.extend(decay_lines(decay))
+    if summary.answers is not None:
+        lines.extend(answer_lines(summary.answers))
     lines.append(_header("overall"))
     lines.append(_row("constraints", summary.constraints))
+    macro = summary.constraints_macro
+    if macro.tasks:
+        tasks = counted(macro.tasks, "task")
+        lines.append(
+            f"  {'constraints: mean of tasks (macro)':<{_NAME}} {tasks:>11} {_percent7(macro.rate)}"
+        )
     lines.append(_row("tasks: all constraints", summary.tasks_all))
     lines.append(_row("tasks: strict (+ functional tests)", summary.tasks_strict))
     lines.append(_row("functional tests", summary.functional))
@@ -66,6 +83,10 @@ def render(summary: Summary, decay: Decay | None = None) -> list[str]:
     if summary.invalid:
         lines.append(f"invalid task files or tasks: {summary.invalid} (see the errors above)")
     return [line[:WIDTH] for line in lines]
+
+
+def _percent7(rate: float | None) -> str:
+    return f"{'-' if rate is None else f'{rate * 100:.1f}%':>7}"
 
 
 def assertion_line(found: Assertions) -> str:
@@ -130,6 +151,132 @@ def decay_lines(found: Decay) -> list[str]:
     return lines
 
 
+# -- answer tasks ----------------------------------------------------------------------
+
+_ANSWER_LABEL = 42
+_ANSWER_CELL = 18
+#: Rows listed by step or by instruction; the JSON report has them all.
+MAX_ANSWER_ROWS = 30
+#: What each class of a step not satisfied is, as its row says.
+_OUTCOME_LABELS = {
+    "missing": "missing (no answer for the step)",
+    "invalid": "invalid (unparsable, type, duplicate)",
+    "wrong": "wrong (a valid answer, not expected)",
+    "undecided": "undecided (could not be judged)",
+}
+
+
+def _count_cell(count: Count) -> str:
+    rate = "-" if count.rate is None else f"{count.rate * 100:.1f}%"
+    return f"{count.satisfied}/{count.total}".rjust(_ANSWER_CELL - 7) + rate.rjust(7)
+
+
+def _answer_row(label: str, cells: Iterable[str]) -> str:
+    shown = label if len(label) <= _ANSWER_LABEL else label[: _ANSWER_LABEL - 3] + "..."
+    return f"{shown:<{_ANSWER_LABEL}}" + "".join(c.rjust(_ANSWER_CELL) for c in cells)
+
+
+def _share_cell(part: int, whole: int) -> str:
+    rate = "-" if not whole else f"{part / whole * 100:.1f}%"
+    return f"{part}".rjust(_ANSWER_CELL - 7) + rate.rjust(7)
+
+
+def answer_lines(found: AnswerFigures) -> list[str]:
+    """The answer tasks' figures, strict | loose (78 columns): prompt-level, micro and
+    macro instruction-level accuracy, first-failure depth (mean and distribution), steps
+    not satisfied by class (missing, invalid, wrong), by step, by instruction, and the
+    difficulty table when tasks have `instructions` and `length` metadata."""
+    both = found.overall
+    modes: tuple[Accuracy, Accuracy] = (both.strict, both.loose)
+    title = f"answers: {counted(found.tasks, 'task')}, {counted(found.steps, 'step')}"
+    lines = [_answer_row(title, MODES)]
+    lines.append(
+        _answer_row("  prompt-level: every step right", (_count_cell(m.prompt) for m in modes))
+    )
+    lines.append(_answer_row("  steps right (micro)", (_count_cell(m.steps) for m in modes)))
+    lines.append(
+        _answer_row("  mean of tasks' shares (macro)", (_percent(m.macro.rate) for m in modes))
+    )
+    lines.append(
+        _answer_row(
+            "  first-failure depth: mean",
+            ("-" if m.depth_mean is None else f"{m.depth_mean:.2f}" for m in modes),
+        )
+    )
+    for outcome in OUTCOMES:
+        if outcome == "undecided" and not any(m.outcomes[outcome] for m in modes):
+            continue
+        cells = (_share_cell(m.outcomes[outcome], m.steps.total) for m in modes)
+        lines.append(_answer_row(f"  {_OUTCOME_LABELS[outcome]}", cells))
+    for mode, accuracy in zip(MODES, modes, strict=True):
+        lines += _wrapped(
+            f"  tasks by depth, {mode}: ",
+            [f"{d}:{n}" for d, n in accuracy.distribution().items()],
+        )
+    if len(found.by_step) > 1:
+        lines += _step_table("by step", {f"step {k}": v for k, v in found.by_step.items()})
+    if found.by_instruction:
+        lines += _step_table("by instruction", found.by_instruction)
+    lines += _difficulty_lines(found)
+    return [line[:WIDTH] for line in lines]
+
+
+def _wrapped(head: str, parts: list[str]) -> list[str]:
+    """`head` then `parts` separated by spaces, continued on indented lines."""
+    lines: list[str] = []
+    line = head
+    for part in parts:
+        if len(line) + len(part) + 1 > WIDTH and line.strip():
+            lines.append(line.rstrip())
+            line = " " * 4
+        line += part + " "
+    lines.append(line.rstrip())
+    return lines
+
+
+def _step_table(title: str, rows: dict[str, StepCounts]) -> list[str]:
+    lines = [_answer_row(title, MODES)]
+    for name, counts in list(rows.items())[:MAX_ANSWER_ROWS]:
+        lines.append(_answer_row(f"  {name}", (_count_cell(counts.of(m)) for m in MODES)))
+    if len(rows) > MAX_ANSWER_ROWS:
+        lines.append(f"  ... and {len(rows) - MAX_ANSWER_ROWS} more (see the JSON report)")
+    return lines
+
+
+_DIFFICULTY_KEY = 30
+_DIFFICULTY_CELL = 10
+
+
+def _difficulty_lines(found: AnswerFigures) -> list[str]:
+    """Prompt-level and macro accuracy per (instructions, length) cell, strict and loose
+    (76 columns)."""
+    if not found.difficulty:
+        return []
+    pair = 2 * _DIFFICULTY_CELL
+    lines = [
+        f"{'difficulty':<{_DIFFICULTY_KEY}}{'tasks':>6}{'prompt-level':>{pair}}{'macro':>{pair}}",
+        f"{'  instructions x length':<{_DIFFICULTY_KEY + 6}}"
+        + "".join(f"{mode:>{_DIFFICULTY_CELL}}" for mode in MODES * 2),
+    ]
+    for (first, second), cell in list(found.difficulty.items())[:MAX_ANSWER_ROWS]:
+        name = f"  {first} x {second}"
+        shown = name if len(name) <= _DIFFICULTY_KEY - 1 else name[: _DIFFICULTY_KEY - 4] + "..."
+        rates = (
+            cell.strict.prompt.rate,
+            cell.loose.prompt.rate,
+            cell.strict.macro.rate,
+            cell.loose.macro.rate,
+        )
+        lines.append(
+            f"{shown:<{_DIFFICULTY_KEY}}{cell.strict.tasks:>6}"
+            + "".join(f"{_percent(r):>{_DIFFICULTY_CELL}}" for r in rates)
+        )
+    if len(found.difficulty) > MAX_ANSWER_ROWS:
+        more = len(found.difficulty) - MAX_ANSWER_ROWS
+        lines.append(f"  ... and {more} more (see the JSON report)")
+    return lines
+
+
 # -- groups and rounds -----------------------------------------------------------------
 
 
@@ -163,6 +310,9 @@ def _group_rows(groups: dict[str, Group]) -> list[tuple[str, list[str]]]:
         rows += [tally_row(f"  {c}", (s.by_category.get(c) for s in summaries)) for c in categories]
     rows.append(("overall", []))
     rows.append(tally_row("  constraints", (s.constraints for s in summaries)))
+    rows.append(
+        ("  constraints: task mean", [_percent(s.constraints_macro.rate) for s in summaries])
+    )
     rows.append(tally_row("  tasks: all constraints", (s.tasks_all for s in summaries)))
     rows.append(tally_row("  tasks: strict", (s.tasks_strict for s in summaries)))
     rows.append(tally_row("  functional tests", (s.functional for s in summaries)))
@@ -171,6 +321,8 @@ def _group_rows(groups: dict[str, Group]) -> list[tuple[str, list[str]]]:
             (label, [_percent(pick(s.assertions.overall)) for s in summaries])
             for label, pick in _ASSERTION_ROWS
         ]
+    if any(s.answers is not None for s in summaries):
+        rows += _answer_group_rows(summaries)
     most = max((g.samples for g in groups.values()), default=0)
     for k in KS:
         if k > 1 and k > most:
@@ -185,6 +337,33 @@ def _group_rows(groups: dict[str, Group]) -> list[tuple[str, list[str]]]:
                 )
             )
     return rows
+
+
+def _answer_group_rows(summaries: list[Summary]) -> list[tuple[str, list[str]]]:
+    """The answer figures of each group: prompt-level and macro accuracy, mean
+    first-failure depth, and the share of steps missing, invalid and wrong, each strict
+    and loose (a group without answer tasks: `-`)."""
+    figures: list[tuple[str, Callable[[Accuracy], str]]] = [
+        ("prompt-level", lambda a: _percent(a.prompt.rate)),
+        ("macro", lambda a: _percent(a.macro.rate)),
+        ("depth mean", lambda a: "-" if a.depth_mean is None else f"{a.depth_mean:.2f}"),
+    ]
+    for outcome in OUTCOMES[:3]:
+        figures.append((outcome, partial(_outcome_share, outcome)))
+    rows: list[tuple[str, list[str]]] = [("answers", [])]
+    for name, show in figures:
+        for mode in MODES:
+            cells = [
+                "-" if s.answers is None else show(s.answers.overall.of(mode)) for s in summaries
+            ]
+            rows.append((f"  {name} {mode}", cells))
+    return rows
+
+
+def _outcome_share(outcome: str, accuracy: Accuracy) -> str:
+    """The share of steps of `outcome` (missing, invalid, wrong)."""
+    total = accuracy.steps.total
+    return _percent(accuracy.outcomes[outcome] / total if total else None)
 
 
 def group_lines(key: str, groups: dict[str, Group]) -> list[str]:

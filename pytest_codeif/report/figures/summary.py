@@ -4,6 +4,11 @@ Rates divide satisfied by all outcomes, errors included: a constraint the tool c
 judge was not shown to be satisfied. Errors are also counted apart, by kind. Constraints
 skipped by the CI gate (`--codeif-changed-since`: no change in their scope) were not
 judged at all: they are counted apart and are in no rate's denominator.
+
+The constraint rate is given two ways: pooled (`constraints`, micro: satisfied of all
+judged constraints; MultiCodeIF's SSR) and as the mean of each task's own share
+(`constraints_macro`; PACIFIC's instruction-level accuracy). Answer tasks add their own
+figures (`answers.py`).
 """
 
 from __future__ import annotations
@@ -13,7 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_codeif.records import GateEntry, OutcomeRecord, Record
+from pytest_codeif.report.figures.answers import AnswerFigures, answer_figures
 from pytest_codeif.report.figures.assertions import Assertions
+from pytest_codeif.report.figures.means import TaskMean
 
 
 @dataclass
@@ -94,7 +101,8 @@ class GateFigures:
 class Summary:
     """Every figure the terminal section and the JSON report show."""
 
-    constraints: Tally = field(default_factory=Tally)
+    constraints: Tally = field(default_factory=Tally)  # micro: of all constraints
+    constraints_macro: TaskMean = field(default_factory=TaskMean)  # mean of tasks' shares
     by_check: dict[str, Tally] = field(default_factory=dict)
     by_category: dict[str, Tally] = field(default_factory=dict)
     by_level: dict[int, Tally] = field(default_factory=dict)
@@ -110,10 +118,12 @@ class Summary:
     lost: int = 0  # items whose verdict never arrived (crashed worker)
     cached: int = 0  # verdicts reused from an earlier run
     gate: GateFigures | None = None  # with --codeif-changed-since or --codeif-baseline
+    answers: AnswerFigures | None = None  # where some outcome is an `answer` check's
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "constraints": self.constraints.to_dict(),
+            "constraints_macro": self.constraints_macro.to_dict(),
             "by_check": {k: v.to_dict() for k, v in sorted(self.by_check.items())},
             "by_category": {k: v.to_dict() for k, v in sorted(self.by_category.items())},
             "by_level": {str(k): v.to_dict() for k, v in sorted(self.by_level.items())},
@@ -129,6 +139,7 @@ class Summary:
             "invalid_tasks": self.invalid,
             "lost_items": self.lost,
             **({"gate": self.gate.to_dict()} if self.gate is not None else {}),
+            **({"answers": self.answers.to_dict()} if self.answers is not None else {}),
         }
 
 
@@ -166,6 +177,7 @@ def summarize(records: Iterable[Record]) -> Summary:
     for task_records in tasks.values():
         _task_level(summary, task_records)
         summary.assertions.add_task(task_records)
+    summary.answers = answer_figures(r for part in tasks.values() for r in part)
     return summary
 
 
@@ -175,6 +187,8 @@ def _task_level(summary: Summary, records: list[OutcomeRecord]) -> None:
     functional = [r for r in judged if r["kind"] == "functional"]
     statuses: list[str] = [r["status"] for r in constraints]
     if constraints:
+        satisfied = sum(s == "satisfied" for s in statuses)
+        summary.constraints_macro.add(satisfied, len(constraints))
         status = _combine(statuses)
         summary.tasks_all.add(status)
         summary.by_count.setdefault(len(constraints), Tally()).add(status)
