@@ -111,6 +111,9 @@ class Verdict:
     error: str | None = None
     notes: tuple[str, ...] = ()
     cached: bool = False  # reused from an earlier run (see engine/verdict_cache.py)
+    #: Plain JSON data a check gives its outcome's record beyond the findings (an answer
+    #: step's strict and loose readings: `records.AnswerEntry`), by record key.
+    details: dict[str, object] | None = None
 
 
 @dataclass(frozen=True)

@@ -106,6 +106,33 @@ class PathsCode(TypedDict):
 CodeEntry = TextCode | PathsCode
 
 
+#: Why an answer step is not right (`checks/answer`): none of these is an error.
+AnswerReason = Literal["missing", "unparsable", "type-mismatch", "duplicate", "wrong"]
+
+
+@final
+class AnswerJudgement(TypedDict):
+    """One reading (strict or loose) of an answer step."""
+
+    status: Literal["satisfied", "violated"]
+    reason: AnswerReason | None
+    #: The answer's text as given (bounded; hostile), None when there is none.
+    got: str | None
+
+
+@final
+class AnswerEntry(TypedDict):
+    """An answer step's outcome (schema: `answer`): both readings, and which decided."""
+
+    step: int
+    steps: int
+    instruction: str | None
+    expected: int | float | str
+    strict: AnswerJudgement
+    loose: AnswerJudgement
+    verdict: Literal["strict", "loose"]
+
+
 class _OutcomeEntry(TypedDict):
     """What a constraint's and a functional outcome's entries share (schema: `outcome`)."""
 
@@ -134,6 +161,7 @@ class ConstraintEntry(_OutcomeEntry):
     level: NotRequired[int | None]
     options: NotRequired[Plain]
     message: NotRequired[str | None]
+    answer: NotRequired[AnswerEntry]
 
 
 class FunctionalEntry(_OutcomeEntry):

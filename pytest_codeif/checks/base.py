@@ -33,6 +33,8 @@ __all__ = [
     "EngineHints",
     "ErrorKind",
     "Finding",
+    "ResponseCheck",
+    "ResponseJudgement",
     "Sample",
     "Status",
     "Undecidable",
@@ -274,6 +276,9 @@ class EngineHints:
     #: gives it only those files of its scope, and a scope holding none is a located
     #: error, never a pass.
     languages: ClassVar[frozenset[str]] = frozenset({"python"})
+    #: The check judges the response's text as written (answers), not code: the engine
+    #: reads no code for it and calls its `judge` (see `ResponseCheck`).
+    reads_response: ClassVar[bool] = False
 
     def judges_import_graph(self) -> bool:
         """True when the verdict rests on chains of imports across the whole project
@@ -298,6 +303,7 @@ class CheckNeeds:
     reads_project_config: bool
     judges_import_graph: bool
     languages: frozenset[str]
+    reads_response: bool
 
 
 def needs_of(check: EngineHints) -> CheckNeeds:
@@ -309,6 +315,7 @@ def needs_of(check: EngineHints) -> CheckNeeds:
         check.reads_project_config,
         check.judges_import_graph(),
         check.languages,
+        check.reads_response,
     )
 
 
@@ -353,3 +360,27 @@ class Check(EngineHints):
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         """Return the findings; none means satisfied. Raise `Undecidable` when unsure."""
         raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class ResponseJudgement:
+    """A response check's verdict: its findings (none: satisfied) and plain JSON data
+    its outcome's record carries beside them (`answer`: see `records.AnswerEntry`)."""
+
+    findings: list[Finding]
+    details: Mapping[str, object] = field(default_factory=dict)
+
+
+class ResponseCheck(Check):
+    """A check of what a response says, not of code (PACIFIC's answers): the engine
+    builds no code unit for it, so a response without code is judged, and calls
+    `judge` with the response's text as written."""
+
+    reads_response: ClassVar[bool] = True
+
+    def judge(self, response: str) -> ResponseJudgement:
+        """The judgement of `response` (hostile text, at most the response size bound)."""
+        raise NotImplementedError
+
+    def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        raise Undecidable("invalid-task", f"check {self.name!r} judges a response's text, not code")

@@ -6,6 +6,7 @@ import pytest
 
 from pytest_codeif.checks.acyclic import AcyclicCheck
 from pytest_codeif.checks.algorithm import AlgorithmCheck
+from pytest_codeif.checks.answer import AnswerCheck
 from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.brace_style import BraceStyleCheck
 from pytest_codeif.checks.calls import CallsCheck
@@ -46,6 +47,7 @@ from pytest_codeif.checks.values import ValuesCheck
 BUILTIN_CHECKS: tuple[type[Check], ...] = (
     AcyclicCheck,
     AlgorithmCheck,
+    AnswerCheck,
     BraceStyleCheck,
     CallsCheck,
     CommentsCheck,

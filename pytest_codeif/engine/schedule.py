@@ -68,6 +68,8 @@ class Schedule:
     def plan(self, task: Task, constraint: ConstraintSpec) -> None:
         """Note what `constraint` will need, so one tool run serves every unit and the
         code-only checks can be decided while the tools run."""
+        if constraint.check.reads_response:
+            return  # decided from the response's text when its item runs: no code to plan
         try:
             unit = self._units.unit(task)
         except Undecidable:
@@ -155,6 +157,8 @@ class Schedule:
     def evaluate(self, task: Task, constraint: ConstraintSpec) -> Verdict:
         """The constraint's verdict, reused from the cache when nothing it depends on has
         changed; never raises for anything the code or a check does."""
+        if constraint.check.reads_response:
+            return self._verdicts.decide_response(constraint, task)
         try:
             unit = self._units.unit(task)
         except Undecidable as exc:

@@ -182,6 +182,7 @@ class VerdictCache:
                 data["error"],
                 tuple(data["notes"]),
                 cached=True,
+                details=data.get("details"),
             )
         except (ValueError, KeyError, TypeError):
             return None  # written by another version: decide afresh

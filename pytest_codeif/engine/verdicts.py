@@ -9,7 +9,8 @@ import traceback
 from functools import partial
 from pathlib import Path
 
-from pytest_codeif.checks.base import needs_of
+from pytest_codeif.checks.base import ResponseCheck, needs_of
+from pytest_codeif.code.response_text import response_text
 from pytest_codeif.code.unit import CodeUnit, OtherFile, SourceFile
 from pytest_codeif.engine.context import EngineContext
 from pytest_codeif.engine.evidence import Locations
@@ -100,6 +101,38 @@ class Verdicts:
             for f in findings
         )
         return Verdict("violated", evidence, notes=notes)
+
+    def decide_response(self, constraint: ConstraintSpec, task: Task) -> Verdict:
+        """The verdict of a check of the response's text (`ResponseCheck`): no code is
+        read, so an answer without code is judged; each finding is shown at the line of
+        the response it is about (the response's first line when it is about none)."""
+        check = constraint.check
+        if not isinstance(check, ResponseCheck):
+            return Verdict(
+                "error",
+                error_kind="checker-failure",
+                error=f"check {constraint.check_name!r} reads responses and has no `judge`",
+            )
+        try:
+            response = response_text(task.code, task.path)
+            judged = check.judge(response.text)
+        except Undecidable as exc:
+            error = self._locations.located(task, constraint, exc)
+            return Verdict("error", error_kind=exc.kind, error=error)
+        except Exception as exc:  # noqa: BLE001 - a broken check must not crash pytest
+            return Verdict(
+                "error", error_kind="checker-failure", error=_crash_text(constraint, exc)
+            )
+        shown = self._locations.display(response.origin)
+        evidence = tuple(
+            # `code_line`: the line of the response's own text (no code file to name).
+            Evidence(shown, response.origin_line(f.line), f.rule, f.message, code_line=f.line)
+            for f in judged.findings
+        )
+        details = dict(judged.details)
+        if evidence:
+            return Verdict("violated", evidence, details=details)
+        return Verdict("satisfied", details=details)
 
     def _context(
         self,

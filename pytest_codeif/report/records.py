@@ -16,6 +16,7 @@ from pytest_codeif.checks.base import advice_of
 from pytest_codeif.errors import TaskFileError, format_key_path
 from pytest_codeif.outcome import ErrorKind, Evidence, FunctionalOutcome, Verdict
 from pytest_codeif.records import (
+    AnswerEntry,
     AssertionCount,
     CaseEntry,
     CodeEntry,
@@ -151,7 +152,22 @@ def constraint_record(
         "advice": constraint.message or advice_of(constraint.check),
         "constraints_in_task": len(task.constraints),
         "has_tests": task.has_tests,
+        **_answered(verdict),
     }
+
+
+class _Answered(TypedDict):
+    """The answer step's readings, when the constraint's check gave them."""
+
+    answer: NotRequired[AnswerEntry]
+
+
+def _answered(verdict: Verdict) -> _Answered:
+    answer = (verdict.details or {}).get("answer")
+    if answer is None:
+        return {}
+    # Built by an answer check (`checks/answer`) in `AnswerEntry`'s shape.
+    return {"answer": cast(AnswerEntry, answer)}
 
 
 def functional_record(

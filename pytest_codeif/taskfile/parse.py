@@ -45,6 +45,8 @@ from pytest_codeif.taskfile.yamlload import KeyPath, LoadedYaml
 
 #: Node name of a task's functional-tests item; no constraint may take it.
 FUNCTIONAL_ITEM = "tests"
+#: The check each step of a task's `answers` is a constraint of.
+ANSWER_CHECK = "answer"
 
 _SOURCES: Final[tuple[SourceKind, ...]] = (
     "code",
@@ -213,6 +215,7 @@ class _TaskBuilder:
         code = self._code(raw)
         entry = raw.get("entry-point")
         constraints = self._constraints(raw.get("constraints"))
+        constraints += self._answers(raw.get("answers"), {c.id for c in constraints})
         calls, pytest_files, behaviour = self._tests(
             raw, raw.get("tests"), entry if isinstance(entry, str) else None
         )
@@ -397,6 +400,44 @@ class _TaskBuilder:
             location=self.at(*rel),
             scope=scope,
         )
+
+    def _answers(self, raw: Any, taken: set[str]) -> tuple[ConstraintSpec, ...]:
+        """A constraint of the `answer` check per step of `answers` (`step-1`...)."""
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("steps"), list):
+            return ()  # the schema's problem says so
+        check_cls = self.context.registry.get(ANSWER_CHECK)
+        if check_cls is None:
+            self.problem(("answers",), f"`answers` needs the `{ANSWER_CHECK}` check")
+            return ()
+        steps = raw["steps"]
+        shared = {key: raw[key] for key in ("verdict", "coerce") if key in raw}
+        specs: list[ConstraintSpec] = []
+        for i, step in enumerate(steps):
+            if not isinstance(step, Mapping) or "expected" not in step:
+                continue
+            options = {"step": i + 1, "steps": len(steps), **shared, **step}
+            spec_id = f"step-{i + 1}"
+            if spec_id in taken:
+                self.problem(
+                    ("answers", "steps", i),
+                    f"the id `{spec_id}` of this step is a constraint's id too; rename it",
+                )
+                continue
+            key = (ANSWER_CHECK, json.dumps(options, sort_keys=True))
+            check = self.context.built.get(key)
+            if check is None:
+                check = self.context.built[key] = check_cls(options)
+            specs.append(
+                ConstraintSpec(
+                    id=spec_id,
+                    check=check,
+                    category=check_cls.category,
+                    level=None,
+                    message=None,
+                    location=self.at("answers", "steps", i),
+                )
+            )
+        return tuple(specs)
 
     def _unknown_check(self, j: int, name: str) -> None:
         registry = self.context.registry

@@ -439,10 +439,51 @@ def task_schema(
             },
             "metadata": {"type": "object", "description": "Copied as-is into the JSON report."},
             "constraints": {"type": "array", "items": constraint},
+            "answers": ANSWERS,
             "tests": {"type": "array", "items": case},
         },
         "additionalProperties": False,
     }
+
+
+#: A task's `answers`: the steps of a chained answer task (PACIFIC), each judged by the
+#: `answer` check as a constraint of its own.
+ANSWERS: Final[dict[str, Any]] = {
+    "type": "object",
+    "description": (
+        "The expected result of each step, read from the response's "
+        "`[ANSWER][i] literal [\\ANSWER]` tags; each step is a constraint of the "
+        "`answer` check."
+    ),
+    "required": ["steps"],
+    "properties": {
+        "steps": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "object",
+                "required": ["expected"],
+                "properties": {
+                    "expected": {
+                        "type": ["integer", "number", "string"],
+                        "description": "The step's result; its YAML type is the literal's.",
+                    },
+                    "instruction": {"type": "string", "minLength": 1, "maxLength": 200},
+                },
+                "additionalProperties": False,
+            },
+        },
+        "verdict": {
+            "enum": ["strict", "loose"],
+            "description": "Which reading decides each step (default: strict).",
+        },
+        "coerce": {
+            "type": "boolean",
+            "description": 'Take a literal of another type that converts (`"49"` for 49).',
+        },
+    },
+    "additionalProperties": False,
+}
 
 
 def file_schema(task: Mapping[str, Any]) -> dict[str, Any]:
