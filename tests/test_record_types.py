@@ -89,6 +89,8 @@ def test_statuses_are_the_schemas() -> None:
         (records.InvalidRecord, DEFS["invalid"]),
         (records.TaskEntry, DEFS["task"]),
         (records.Problem, DEFS["invalid"]["properties"]["problems"]["items"]),
+        (records.AnswerEntry, OUTCOME["properties"]["answer"]),
+        (records.AnswerJudgement, DEFS["answer_judgement"]),
     ],
     ids=lambda value: getattr(value, "__name__", ""),
 )
