@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from pytest_codeif.checks.base import advice_of
+from pytest_codeif.code.response_text import response_text
 from pytest_codeif.errors import Location, TaskFileError, format_key_path
 from pytest_codeif.gate.apply import apply_gate, skip_reason
 from pytest_codeif.gate.session import gate_state
@@ -36,7 +37,7 @@ from pytest_codeif.report.records import (
     skipped_record,
     with_code,
 )
-from pytest_codeif.report.task_code import code_entry
+from pytest_codeif.report.task_code import code_entry, response_entry
 from pytest_codeif.settings import TASK_ITEMS, settings_of
 from pytest_codeif.state import get_state
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
@@ -181,6 +182,13 @@ class CodeifItem(pytest.Item):
         try:
             unit = engine.unit(task)
         except Undecidable:
+            if any(c.check.reads_response for c in task.constraints):
+                # An answer task: the response itself is what its outcomes judged.
+                try:
+                    response = response_text(task.code, task.path)
+                except Undecidable:
+                    return record
+                return with_code(record, response_entry(task.code, response, engine.display))
             return record  # no code to carry; the records say why
         return with_code(record, code_entry(task.code, unit, engine.display))
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Final, Literal
 
 from pytest_codeif.code.extract import extract_python
+from pytest_codeif.code.response_text import ResponseText
 from pytest_codeif.code.unit import CodeUnit, SourceFile
 from pytest_codeif.records import CodeEntry, TextCode
 from pytest_codeif.spec import CodeSpec
@@ -92,5 +93,31 @@ def code_entry(spec: CodeSpec, unit: CodeUnit, display: Callable[[Path], str]) -
         entry["note"] = (
             f"the code has {total} lines ({len(first.text) / 1000:.0f} kB); the report keeps "
             f"the first {shown} (at most {MAX_CODE_CHARS // 1000} kB per task)"
+        )
+    return entry
+
+
+def response_entry(
+    spec: CodeSpec, response: ResponseText, display: Callable[[Path], str]
+) -> TextCode:
+    """The `code` of an answer task in the JSON report: the response as written (no code
+    is extracted from it), with its lines in the origin file where it sits line for line."""
+    text, shown, total = _capped(response.text)
+    runs = [[1, response.first_line, shown]] if response.exact else None
+    entry: TextCode = {
+        "kind": spec.kind,
+        "origin": display(response.origin),
+        "origin_line": response.first_line,
+        "path": "response",
+        "text": text,
+        "lines": runs,
+        "lines_in": "origin" if response.exact else None,
+        "lines_total": total,
+        "lines_shown": shown,
+    }
+    if shown < total:
+        entry["note"] = (
+            f"the response has {total} lines; the report keeps the first {shown} "
+            f"(at most {MAX_CODE_CHARS // 1000} kB per task)"
         )
     return entry
