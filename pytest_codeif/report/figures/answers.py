@@ -29,7 +29,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Final, Literal, cast
+from typing import Any, Final, Literal, NamedTuple, cast
 
 from pytest_codeif.records import Record
 from pytest_codeif.report.figures.means import TaskMean
@@ -54,17 +54,16 @@ _STEP_ID: Final = re.compile(r"step-([0-9]{1,6})$")
 Key = int | str
 
 
-@dataclass(frozen=True)
-class Judged:
-    """One step in one mode: satisfied, else the class and the reason it is not."""
+class Judged(NamedTuple):
+    """One step in one mode: satisfied, else the class and the reason it is not (a
+    named tuple: one is made per record and mode, many thousands per summary)."""
 
     satisfied: bool
     outcome: str  # "satisfied" or one of OUTCOMES
     reason: str | None  # one of REASONS when violated
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     """One answer record, read: where it is in its chain and its two judgements."""
 
     position: int | None
@@ -124,8 +123,9 @@ class Accuracy:
         satisfied = sum(j.satisfied for j in judged)
         self.prompt.add(bool(judged) and satisfied == len(judged))
         self.macro.add(satisfied, len(judged))
+        self.steps.satisfied += satisfied
+        self.steps.total += len(judged)
         for found in judged:
-            self.steps.add(found.satisfied)
             if not found.satisfied:
                 self.outcomes[found.outcome] += 1
                 if found.reason is not None:
@@ -182,8 +182,8 @@ class StepCounts:
         return self.strict if mode == "strict" else self.loose
 
     def add(self, step: Step) -> None:
-        for mode in MODES:
-            self.of(mode).add(step.judged(mode).satisfied)
+        self.strict.add(step.strict.satisfied)
+        self.loose.add(step.loose.satisfied)
 
     def to_dict(self) -> dict[str, Any]:
         return {"strict": self.strict.to_dict(), "loose": self.loose.to_dict()}
@@ -287,12 +287,13 @@ def in_chain_order(steps: list[Step]) -> list[Step]:
 def read_step(record: Record) -> Step:
     """The step an answer record is; a record without an `answer` entry (an outcome that
     could not be reached, or an older report) is judged by its status alike in both
-    modes."""
+    modes. Records are plain dicts (JSON's, or built here): `dict`, not the slower
+    `Mapping`, is what is checked for."""
     plain = cast("Mapping[str, object]", record)
     answer = plain.get("answer")
-    entry: Mapping[str, object] = answer if isinstance(answer, Mapping) else {}
+    entry: Mapping[str, object] = answer if isinstance(answer, dict) else {}
     options = plain.get("options")
-    given: Mapping[str, object] = options if isinstance(options, Mapping) else {}
+    given: Mapping[str, object] = options if isinstance(options, dict) else {}
     status = str(plain.get("status"))
     return Step(
         position=_position(entry, given, plain.get("constraint")),
@@ -308,17 +309,24 @@ def judged(judgement: object, status: str) -> Judged:
     `undecided` whatever the entry says; a violated step without a known reason is
     `wrong`."""
     if status == "error":
-        return Judged(False, "undecided", None)
-    if isinstance(judgement, Mapping) and judgement.get("status") in ("satisfied", "violated"):
+        return _UNDECIDED
+    if isinstance(judgement, dict) and judgement.get("status") in ("satisfied", "violated"):
         status = str(judgement["status"])
         reason = judgement.get("reason")
     else:
         reason = None
     if status == "satisfied":
-        return Judged(True, "satisfied", None)
-    known = reason if isinstance(reason, str) and reason in REASONS else "wrong"
-    outcome = "invalid" if known in INVALID_REASONS else known
-    return Judged(False, outcome, known)
+        return _SATISFIED
+    return _VIOLATED.get(reason, _VIOLATED["wrong"]) if isinstance(reason, str) else _WRONG
+
+
+_SATISFIED: Final = Judged(True, "satisfied", None)
+_UNDECIDED: Final = Judged(False, "undecided", None)
+_VIOLATED: Final = {
+    reason: Judged(False, "invalid" if reason in INVALID_REASONS else reason, reason)
+    for reason in REASONS
+}
+_WRONG: Final = _VIOLATED["wrong"]
 
 
 def _int(value: object) -> int | None:
