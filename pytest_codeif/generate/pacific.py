@@ -242,18 +242,21 @@ def apply(instruction: Instruction, value: Value) -> Value:
         raise PoolError([TaskFileError(where, message)]) from None
     problem = result_problem(instruction, result)
     if problem is not None:
-        raise PoolError([TaskFileError(where, f"on {value!r}: {problem} (see --check-pool)")])
+        expected, found = problem
+        message = f"on {value!r}: expected {expected}, got {found} (see --check-pool)"
+        raise PoolError([TaskFileError(where, message)])
     return result  # type: ignore[no-any-return]
 
 
-def result_problem(instruction: Instruction, result: object) -> str | None:
-    """Why `result` is not a result `instruction` may give, or None."""
+def result_problem(instruction: Instruction, result: object) -> tuple[str, str] | None:
+    """What a result of `instruction` should be and what `result` is, when it is not
+    one (another type, or a number beyond the 32-bit bound); else None."""
     if instruction.output == "int":
         if not is_int(result):
-            return f"expected an int result, got {type(result).__name__} {result!r}"
+            return "an int", f"{type(result).__name__} {result!r}"
         if not -INT_BOUND < int(result) < INT_BOUND:  # type: ignore[call-overload]
-            return f"the result {result} is beyond a signed 32-bit int (narrow `input`)"
+            return "a number strictly between -2**31 and 2**31 (narrow `input`)", str(result)
         return None
     if not isinstance(result, str):
-        return f"expected a string result, got {type(result).__name__} {result!r}"
+        return "a string", f"{type(result).__name__} {result!r}"
     return None

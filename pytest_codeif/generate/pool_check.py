@@ -125,7 +125,7 @@ def _reference_results(
         wrong = result_problem(instruction, result)
         if wrong is not None:
             what = f"the reference's result on {literal(value)}"
-            failed.append(_problem(instruction, what, f"a valid {instruction.output}", wrong))
+            failed.append(_problem(instruction, what, *wrong))
             continue
         results.append((value, result))
     report.problems += _first(failed)
