@@ -60,7 +60,8 @@ class CallCase:
     kwargs: dict[str, Any] = field(default_factory=dict)
     expect: Any = None
     raises: str | None = None
-    approx: float | None = None
+    #: The task's tolerance (`functional.plain.tolerance` reads it): a number or {rel, abs}.
+    approx: float | dict[str, float] | None = None
     args_known: bool = True
 
 

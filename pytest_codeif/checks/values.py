@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
 from pytest_codeif.checks.shared.shapes import SHAPES, describe, type_name, value_has_shape
 from pytest_codeif.checks.shared.structure import parameters, require_function
-from pytest_codeif.functional.plain import Unsupported, decode, show
+from pytest_codeif.functional.plain import (
+    DEFAULT,
+    Tolerance,
+    Unsupported,
+    decode,
+    plain_equal,
+    show,
+    tolerance,
+)
 from pytest_codeif.safe_regex import PatternError, SubjectTooLong, compile_pattern
 
 if TYPE_CHECKING:
@@ -19,6 +27,22 @@ if TYPE_CHECKING:
     from pytest_codeif.spec import CallCase
 
 _RULE = "values"
+#: The `approx` option: the call cases' own form (see `functional.plain.tolerance`).
+APPROX: Final = {
+    "oneOf": [
+        {"type": "number", "minimum": 0},
+        {
+            "type": "object",
+            "minProperties": 1,
+            "properties": {
+                "rel": {"type": "number", "minimum": 0},
+                "abs": {"type": "number", "minimum": 0},
+            },
+            "additionalProperties": False,
+        },
+    ],
+    "x-message": "a tolerance: a number (absolute; 0 is exact) or {rel: R, abs: A}",
+}
 TYPES: Final = (
     "str",
     "int",
@@ -78,8 +102,11 @@ def decimals(value: float) -> int:
     return max(0, -exponent) if isinstance(exponent, int) else 0
 
 
-def violations(value: Any, spec: Mapping[str, Any], where: str) -> Iterator[str]:
-    """What is wrong with `value` (decoded) under `spec`; `where` names it in messages."""
+def violations(
+    value: Any, spec: Mapping[str, Any], where: str, within: Tolerance = DEFAULT
+) -> Iterator[str]:
+    """What is wrong with `value` (decoded) under `spec`; `where` names it in messages.
+    Floats meet a bound, an allowed value or a number of decimals within `within`."""
     wanted = spec.get("type")
     if isinstance(value, Unsupported) and not (wanted == "tree" and _is_type(value, wanted)):
         yield f"{where} is {value.what}, not plain data"
@@ -88,17 +115,18 @@ def violations(value: Any, spec: Mapping[str, Any], where: str) -> Iterator[str]
         what = describe(value) if wanted in SHAPES else f"a {type_name(value)}"
         yield f"{where} is {what} ({show(value, 60)}), expected {wanted}"
         return
-    yield from _scalar(value, spec, where)
-    yield from _contents(value, spec, where)
+    yield from _scalar(value, spec, where, within)
+    yield from _contents(value, spec, where, within)
 
 
-def _scalar(value: Any, spec: Mapping[str, Any], where: str) -> Iterator[str]:
+def _scalar(value: Any, spec: Mapping[str, Any], where: str, within: Tolerance) -> Iterator[str]:
     number = isinstance(value, (int, float)) and not isinstance(value, bool)
-    if number and "min" in spec and value < spec["min"]:
+    # A float a rounding error past a bound meets it (100.00000000000001 is 100).
+    if number and "min" in spec and value < spec["min"] and not within.close(value, spec["min"]):
         yield f"{where} = {value!r} is below the minimum {spec['min']}"
-    if number and "max" in spec and value > spec["max"]:
+    if number and "max" in spec and value > spec["max"] and not within.close(value, spec["max"]):
         yield f"{where} = {value!r} is above the maximum {spec['max']}"
-    if isinstance(value, float) and "decimals" in spec and decimals(value) > spec["decimals"]:
+    if isinstance(value, float) and "decimals" in spec and not _has_decimals(value, spec, within):
         yield f"{where} = {value!r} has more than {spec['decimals']} decimal places"
     sized = isinstance(value, (str, list, tuple, dict))
     if sized and "min-length" in spec and len(value) < spec["min-length"]:
@@ -107,28 +135,46 @@ def _scalar(value: Any, spec: Mapping[str, Any], where: str) -> Iterator[str]:
         yield f"{where} has {len(value)} items/characters, more than {spec['max-length']}"
     if isinstance(value, str) and "pattern" in spec and not _matches(spec["pattern"], value):
         yield f"{where} = {show(value, 60)} does not match {spec['pattern']!r}"
-    if "one-of" in spec and not any(type(value) is type(v) and value == v for v in spec["one-of"]):
+    if "one-of" in spec and not any(_same(value, v, within) for v in spec["one-of"]):
         yield f"{where} = {show(value, 60)} is not one of {spec['one-of']}"
 
 
-def _contents(value: Any, spec: Mapping[str, Any], where: str) -> Iterator[str]:
+def _has_decimals(value: float, spec: Mapping[str, Any], within: Tolerance) -> bool:
+    """`value` has at most `decimals` places, or is within tolerance of a value that has
+    (`0.1 + 0.2` shows 17 places but is 0.3 up to rounding)."""
+    places = int(spec["decimals"])
+    if decimals(value) <= places:
+        return True
+    try:
+        return within.close(value, round(value, places))
+    except (OverflowError, ValueError):  # inf or nan: no places to round to
+        return False
+
+
+def _same(value: Any, allowed: Any, within: Tolerance) -> bool:
+    """An observed value is an allowed one: of the same type (2.0 is not the int 2), and
+    equal, a float within the tolerance, a list item by item as call cases compare."""
+    return type(value) is type(allowed) and plain_equal(value, allowed, within)
+
+
+def _contents(value: Any, spec: Mapping[str, Any], where: str, within: Tolerance) -> Iterator[str]:
     if "items" in spec and isinstance(value, (list, tuple, dict)):
         items = value.values() if isinstance(value, dict) else value
         for index, item in enumerate(items):
-            yield from violations(item, spec["items"], f"{where}[{index}]")
+            yield from violations(item, spec["items"], f"{where}[{index}]", within)
     if "keys" in spec and isinstance(value, dict):
         for key in value:
-            yield from violations(key, spec["keys"], f"a key of {where}")
+            yield from violations(key, spec["keys"], f"a key of {where}", within)
     if "positions" in spec and isinstance(value, (list, tuple)):
         positions = spec["positions"]
         if len(value) != len(positions):
             yield f"{where} has {len(value)} items, expected {len(positions)}"
         else:
             for index, (item, inner) in enumerate(zip(value, positions, strict=True)):
-                yield from violations(item, inner, f"{where}[{index}]")
+                yield from violations(item, inner, f"{where}[{index}]", within)
     if "leaves" in spec:
         for at, leaf in _leaves(value, where):
-            yield from violations(leaf, spec["leaves"], at)
+            yield from violations(leaf, spec["leaves"], at, within)
 
 
 def _leaves(value: Any, where: str, depth: int = 0) -> Iterator[tuple[str, Any]]:
@@ -165,7 +211,11 @@ class ValuesCheck(Check):
     stated without a parameter name ("integer inputs between 0 and 1000").
 
     Options: `returns` (a spec) and/or `params` or `arguments` with `function`;
-    `function` (only cases calling it); `reject-outside` (bool). A spec
+    `function` (only cases calling it); `reject-outside` (bool); `approx` (how close a
+    float must come to a bound, an allowed value or a number of decimals: by default
+    within rounding, relative 1e-9 or absolute 1e-12, so `0.1 + 0.2` has 1 decimal and
+    `100.00000000000001` is at most 100; a number is an absolute tolerance, 0 exact;
+    `{rel: R, abs: A}` either, as for call cases). A spec
     has any of: `type` (str, int, float, number, bool, list, tuple, dict, set, none, or
     a shape: graph, matrix, tree, json-text, datetime-text, read as the `types` check
     reads them; `min-length`/`max-length` of a graph count its nodes, of a matrix its
@@ -204,6 +254,7 @@ class ValuesCheck(Check):
             "arguments": SPEC,
             "reject-outside": {"type": "boolean"},
             "function": {"type": "string", "minLength": 1},
+            "approx": APPROX,
         },
         "additionalProperties": False,
     }
@@ -252,6 +303,11 @@ class ValuesCheck(Check):
             {"returns": {"type": "json-text"}},
             calls=[{"function": "report", "args": [[1, 2]]}],
         ),
+        Sample(  # 0.30000000000000004 is 0.3, with 1 decimal, up to rounding
+            "def total(prices):\n    return sum(prices)\n",
+            {"returns": {"type": "float", "decimals": 2, "max": 0.3, "one-of": [0.3, 0.6]}},
+            calls=[{"function": "total", "args": [[0.1, 0.2]]}],
+        ),
     )
     violated_by = (
         Sample(
@@ -287,10 +343,17 @@ class ValuesCheck(Check):
             {"returns": {"type": "int", "min": 0, "max": 100}},
             calls=[{"function": "grade", "args": [5]}, {"function": "grade", "args": [50]}],
         ),
+        Sample(  # `approx: 0` compares exactly: 0.30000000000000004 is not 0.3
+            "def total(prices):\n    return sum(prices)\n",
+            {"returns": {"one-of": [0.3, 0.6]}, "approx": 0},
+            calls=[{"function": "total", "args": [[0.1, 0.2]]}],
+            message="is not one of",
+        ),
     )
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
+        self.within = tolerance(options.get("approx"))
         specs = [("returns", options.get("returns"))]
         specs += [(f"params.{k}", v) for k, v in (options.get("params") or {}).items()]
         specs += [("arguments", options.get("arguments"))]
@@ -324,7 +387,7 @@ class ValuesCheck(Check):
                 _at(case, problem)
                 for case, result in returned
                 for problem in violations(
-                    decode(result.value), self.options["returns"], "the result"
+                    decode(result.value), self.options["returns"], "the result", self.within
                 )
             ]
         return findings
@@ -349,7 +412,7 @@ class ValuesCheck(Check):
                 problem
                 for name, spec in (self.options.get("params") or {}).items()
                 if name in bound
-                for problem in violations(bound[name], spec, f"`{name}`")
+                for problem in violations(bound[name], spec, f"`{name}`", self.within)
             ]
             outside += self._arguments(case, names)
             raised = result.message.partition("but it raised ")[2] if result.raised else ""
@@ -377,7 +440,7 @@ class ValuesCheck(Check):
             problem
             for where, value in values
             if wanted is None or _is_type(value, wanted)
-            for problem in violations(value, spec, where)
+            for problem in violations(value, spec, where, self.within)
         ]
 
 

@@ -2,15 +2,18 @@
 trusted process. Only plain data exists here: no object from the code under evaluation.
 
 Comparison rules (YAML has no tuples or sets): a tuple equals a list with equal items; a
-set equals a list holding the same items in any order; ints and floats compare by value
-(`approx` gives an absolute tolerance); booleans equal only booleans; dict keys compare
-by their text, since YAML task files write keys as strings.
+set equals a list holding the same items in any order; numbers compare by value, and
+where a float is involved within a tolerance (`Tolerance`: by default the rounding level,
+so `0.1 + 0.2` equals `0.3`); booleans equal only booleans; dict keys compare by their
+text, since YAML task files write keys as strings.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
 
 
 class Unsupported:
@@ -89,44 +92,96 @@ def _key(key: Any) -> Any:
     return key
 
 
-def plain_equal(actual: Any, expected: Any, approx: float | None = None) -> bool:
-    """True when `actual` (decoded) matches `expected` (from the task file)."""
+#: The default tolerance for floats: relative 1e-9 (math.isclose's own default, about
+#: ten million times the spacing of doubles, far below any difference a task means),
+#: and absolute 1e-12 so that a result that should be 0 may carry rounding noise
+#: (`math.sin(math.pi)` is 1.2e-16), where no relative tolerance helps.
+DEFAULT_REL: Final = 1e-9
+DEFAULT_ABS: Final = 1e-12
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How close two numbers must be to count as equal: within `rel` of the larger
+    magnitude, or within `abs`, whichever is wider (`math.isclose`'s rule). `floats_only`:
+    the tolerance is for floats, and two ints compare exactly (the default: an int result
+    that is off by one is wrong however large); a tolerance the task gives applies to ints
+    too, as it always has."""
+
+    rel: float = DEFAULT_REL
+    abs: float = DEFAULT_ABS
+    floats_only: bool = True
+
+    def close(self, actual: float, expected: float) -> bool:
+        """Whether two numbers (ints or floats, never bools) count as equal."""
+        if actual == expected:
+            return True
+        nan = [isinstance(x, float) and math.isnan(x) for x in (actual, expected)]
+        if any(nan):
+            return all(nan)  # NaN equals only NaN: a NaN expected is a NaN got
+        if self.floats_only and isinstance(actual, int) and isinstance(expected, int):
+            return False
+        if self.rel == 0 and self.abs == 0:
+            return False
+        try:
+            return math.isclose(actual, expected, rel_tol=self.rel, abs_tol=self.abs)
+        except OverflowError:  # an int too large for a float: not within any tolerance
+            return False
+
+
+DEFAULT: Final = Tolerance()
+
+
+def tolerance(approx: float | Mapping[str, float] | None) -> Tolerance:
+    """The tolerance a task's `approx` asks for: absent, the rounding-level default; a
+    number, an absolute tolerance (what `approx` has always meant; 0 is exact); a mapping
+    `{rel: R, abs: A}`, a value within either (a missing one is 0)."""
+    if approx is None:
+        return DEFAULT
+    if isinstance(approx, Mapping):
+        return Tolerance(float(approx.get("rel", 0.0)), float(approx.get("abs", 0.0)), False)
+    return Tolerance(0.0, float(approx), False)
+
+
+def plain_equal(
+    actual: Any, expected: Any, approx: float | Mapping[str, float] | Tolerance | None = None
+) -> bool:
+    """True when `actual` (decoded) matches `expected` (from the task file); numbers
+    within the tolerance `approx` gives (see `tolerance`; a `Tolerance` as it is)."""
+    within = approx if isinstance(approx, Tolerance) else tolerance(approx)
+    return _equal(actual, expected, within)
+
+
+def _equal(actual: Any, expected: Any, within: Tolerance) -> bool:
     if isinstance(actual, Unsupported):
         return False
     if isinstance(actual, bool) or isinstance(expected, bool):
         return type(actual) is type(expected) and actual == expected
     if isinstance(actual, (int, float)) and isinstance(expected, (int, float)):
-        if approx is not None:
-            try:
-                return abs(actual - expected) <= approx
-            except OverflowError:  # an int too large for a float: not within any tolerance
-                return False
-        if isinstance(actual, float) and isinstance(expected, float) and math.isnan(actual):
-            return math.isnan(expected)
-        return actual == expected
+        return within.close(actual, expected)
     if isinstance(actual, _FrozenList) and isinstance(expected, list):
-        return _same_items(list(actual), expected, approx)
+        return _same_items(list(actual), expected, within)
     if isinstance(actual, (list, tuple)) and isinstance(expected, list):
         return len(actual) == len(expected) and all(
-            plain_equal(a, e, approx) for a, e in zip(actual, expected, strict=True)
+            _equal(a, e, within) for a, e in zip(actual, expected, strict=True)
         )
     if isinstance(actual, dict) and isinstance(expected, dict):
         keyed = {str(k): v for k, v in actual.items()}
         wanted = {str(k): v for k, v in expected.items()}
         return keyed.keys() == wanted.keys() and all(
-            plain_equal(keyed[k], wanted[k], approx) for k in keyed
+            _equal(keyed[k], wanted[k], within) for k in keyed
         )
     if type(actual) in (str, bytes, type(None)):
         return type(actual) is type(expected) and actual == expected
     return False
 
 
-def _same_items(actual: list[Any], expected: list[Any], approx: float | None) -> bool:
+def _same_items(actual: list[Any], expected: list[Any], within: Tolerance) -> bool:
     if len(actual) != len(expected):
         return False
     remaining = list(actual)
     for item in expected:
-        match = next((i for i, a in enumerate(remaining) if plain_equal(a, item, approx)), None)
+        match = next((i for i, a in enumerate(remaining) if _equal(a, item, within)), None)
         if match is None:
             return False
         remaining.pop(match)

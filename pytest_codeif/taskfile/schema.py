@@ -44,9 +44,25 @@ _PLAIN: Final[dict[str, Any]] = {}  # any YAML value: expected values are plain 
 _CALL_COMMON: Final[dict[str, Any]] = {
     "name": {"type": "string", "description": "A label for the case, shown on failure."},
     "approx": {
-        "type": "number",
-        "minimum": 0,
-        "description": "Absolute tolerance when comparing floats.",
+        "oneOf": [
+            {"type": "number", "minimum": 0},
+            {
+                "type": "object",
+                "minProperties": 1,
+                "properties": {
+                    "rel": {"type": "number", "minimum": 0},
+                    "abs": {"type": "number", "minimum": 0},
+                },
+                "additionalProperties": False,
+            },
+        ],
+        "x-message": "a tolerance: a number (absolute; 0 is exact) or {rel: R, abs: A}",
+        "description": (
+            "How close numbers must be to count as equal. Without it, floats compare within "
+            "rounding (relative 1e-9, or absolute 1e-12 near zero) and ints exactly; a number "
+            "is an absolute tolerance for ints and floats (`approx: 0` is exact); `{rel: R, "
+            "abs: A}` accepts a value within either."
+        ),
     },
     "raises": {
         "type": "string",
