@@ -538,12 +538,31 @@ def _comments(r: TaskRecord, out: Mapped) -> None:
     out.constraints.append(options)
 
 
+#: "declare all constants at the start of the function": constants belong to functions.
+_FUNCTION_CONSTANTS: Final = re.compile(
+    r"constants?\b[^.]{0,80}?\b(?:start|beginning|top|head)\s+of\s+(?:the|each|every|its|a)?"
+    r"\s*(?:function|method)",
+    re.IGNORECASE,
+)
+#: "members ordered from public to private", "public -> protected -> private".
+_VISIBILITY_WORDS: Final = re.compile(r"\bpublic\b[^.]{0,60}\bprivate\b", re.IGNORECASE)
+
+
 def _declarations(r: TaskRecord, out: Mapped) -> None:
+    """A declaration style, read as the record names it and as its prompt words it:
+    constants "at the start of the function" are a function's own (`constants-at-top:
+    function`); members ordered "public, then protected, then private" are ordered by
+    Python's visibility (`_name` protected, `__name` private), not by kind."""
     style = re.search(r"Declaration Style Type\*\*\s*:\s*(\w+)", r.answer)
     target = _DECLARATIONS.get(style.group(1)) if style else None
     if target is None:
         raise Unmapped("declaration style not recognised")
-    out.constraints.append({"check": target[0], **target[1]})
+    options = dict(target[1])
+    if options.get("constants-at-top") and _FUNCTION_CONSTANTS.search(r.prompt):
+        options["constants-at-top"] = "function"
+    if options.get("ordered-class-members") and _VISIBILITY_WORDS.search(r.prompt + r.answer):
+        options = {"visibility-order": True}
+    out.constraints.append({"check": target[0], **options})
 
 
 def _situation(r: TaskRecord, out: Mapped) -> None:
