@@ -40,6 +40,10 @@ class CodeSpec:
     #: For text given inline elsewhere than the task file (a JSONL record of `responses`):
     #: that file, which evidence then names.
     origin: Path | None = None
+    #: The task's `language:` (a `languages.py` name): what inline code and a response's
+    #: fences are read as. None: inline code is Python, a response's language is found
+    #: from its fences (`extract.response_language`), files by their suffixes.
+    language: str | None = None
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,7 @@ def sample_verdict(check_cls: type[Check], sample: Sample, folder: Path) -> Verd
             target.write_text(text, encoding="utf-8")
         code = CodeSpec("directory", "project", location, None)
     else:
-        code = CodeSpec("code", sample.code, location, None)
+        code = CodeSpec("code", sample.code, location, None, language=sample.language)
     calls = tuple(
         CallCase(
             f"call {index}",

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Final, Protocol
 import libcst as cst
 
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.js_tree import JsModule
 from pytest_codeif.code.unit import CodeUnit
 from pytest_codeif.functional.measure import Request
 from pytest_codeif.outcome import CaseResult, ErrorKind, Finding, Status, Undecidable
@@ -134,6 +135,10 @@ class Sample:
     #: For a `violated_by` project sample: the file (a key of `code`) a finding must land
     #: in; with `line`, the file that line is in.
     path: str | None = None
+    #: The language of a one-module `code` (a `languages.py` name: `javascript`,
+    #: `typescript`); None: Python. A project sample's files are in the languages of
+    #: their suffixes.
+    language: str | None = None
 
     def __post_init__(self) -> None:
         code = (
@@ -205,6 +210,12 @@ class CheckContext(Protocol):
     def modules(self) -> list[ParsedModule]:
         """Every module of the unit in the constraint's scope (`files`, `modules`...),
         parsed once per session; syntax errors are undecidable."""
+        ...
+
+    def js_modules(self) -> list[JsModule]:
+        """Every JavaScript or TypeScript file in the constraint's scope, parsed once per
+        session (`code/js_tree.py`); `modules()` holds the Python ones alone. A check
+        reading them lists both languages in its `languages`."""
         ...
 
     def in_scope(self, relpath: str) -> bool:

@@ -8,6 +8,11 @@ open runs to the end of the response. An `<artifact language="python">` element 
 a Python block. With no block at all, a response that parses as Python as a whole (and is
 more than one bare expression) is taken as Python code: about half of one small model's answers
 in the MultiCodeIF corpus are bare code. Anything else is "no code".
+
+A response's language, when its task does not say (`response_language`): Python when it
+holds a Python block or is bare Python (as before any other language was known);
+otherwise TypeScript when it holds a TypeScript block, JavaScript when it holds a
+JavaScript block; otherwise Python (untagged blocks are read as Python, as always).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import re
 import warnings
 from dataclasses import dataclass
 
-from pytest_codeif.code.languages import PYTHON, Language
+from pytest_codeif.code.languages import JAVASCRIPT, PYTHON, TYPESCRIPT, Language
 
 # Responses are hostile text: possessive quantifiers keep these matches linear (a line of
 # "```" and 40,000 spaces took 7 s with plain ones, and hours at the size bound).
@@ -99,6 +104,19 @@ def extract_code(response: str, language: Language) -> ExtractedCode | None:
         text_parts.extend(block_lines)
         origin.extend(range(block.first_line, block.first_line + len(block_lines)))
     return ExtractedCode("\n".join(text_parts) + "\n", tuple(origin), len(chosen), len(blocks))
+
+
+def response_language(response: str) -> Language:
+    """The language a response is read in when its task names none (see the module
+    docstring): Python blocks first, then TypeScript's, then JavaScript's."""
+    blocks = find_blocks(response) + _artifacts(response)
+    tags = {b.tag for b in blocks if b.text.strip()}
+    if tags & PYTHON.fence_tags:
+        return PYTHON
+    for other in (TYPESCRIPT, JAVASCRIPT):
+        if tags & other.fence_tags:
+            return other
+    return PYTHON
 
 
 def _tag(info: str) -> str:

@@ -4,7 +4,8 @@ What the code layer does differently per language (which files of a project are 
 which fences of a response hold code, what a single file is called, how a file is
 parsed, how its imports are read) is keyed by the `Language` of each file, so a second
 language joins by registering itself here and in the parsers and import readers, not by
-editing every check. Python is the only built-in language.
+editing every check. Built in: Python, JavaScript and TypeScript (`JS_FAMILY`, parsed
+by ast-grep's tree-sitter grammars, see `js_tree.py`).
 """
 
 from __future__ import annotations
@@ -33,6 +34,11 @@ class Language:
     fence_tags: frozenset[str]
     #: Suffix given to code that has no file name of its own (inline code, a response).
     single_suffix: str
+    #: Suffixes of files that end like source but are not (TypeScript's `.d.ts`
+    #: declarations hold no code that runs, as Python's `.pyi` stubs, which are not listed
+    #: either; `.min.js` bundles are build output): a project keeps them as other files
+    #: (they travel to the sandbox and the type checker), no check judges them.
+    not_source: tuple[str, ...] = ()
 
 
 PYTHON: Final = Language(
@@ -43,7 +49,33 @@ PYTHON: Final = Language(
     single_suffix=".py",
 )
 
-_REGISTERED: dict[str, Language] = {PYTHON.name: PYTHON}
+JAVASCRIPT: Final = Language(
+    name="javascript",
+    suffixes=(".js", ".mjs", ".cjs", ".jsx"),
+    file_suffixes=(".js", ".mjs", ".cjs", ".jsx"),
+    fence_tags=frozenset({"javascript", "js", "jsx", "mjs", "cjs", "node", "nodejs"}),
+    single_suffix=".js",
+    not_source=(".min.js",),
+)
+
+TYPESCRIPT: Final = Language(
+    name="typescript",
+    suffixes=(".ts", ".tsx", ".mts", ".cts"),
+    file_suffixes=(".ts", ".tsx", ".mts", ".cts"),
+    fence_tags=frozenset({"typescript", "ts", "tsx"}),
+    single_suffix=".ts",
+    not_source=(".d.ts", ".d.mts", ".d.cts"),
+)
+
+#: The languages one parser family reads (ast-grep's javascript, typescript and tsx
+#: grammars) and the JS/TS checks share.
+JS_FAMILY: Final = frozenset({JAVASCRIPT.name, TYPESCRIPT.name})
+
+_REGISTERED: dict[str, Language] = {
+    PYTHON.name: PYTHON,
+    JAVASCRIPT.name: JAVASCRIPT,
+    TYPESCRIPT.name: TYPESCRIPT,
+}
 
 
 class UnknownLanguage(ValueError):
@@ -76,7 +108,7 @@ def language_of_path(relpath: str) -> Language | None:
     it is not source in any registered language."""
     for lang in _REGISTERED.values():
         if relpath.endswith(lang.suffixes):
-            return lang
+            return None if relpath.endswith(lang.not_source) else lang
     return None
 
 
@@ -85,7 +117,7 @@ def language_of_file(path: str) -> Language | None:
     lowered = path.lower()
     for lang in _REGISTERED.values():
         if lowered.endswith(lang.file_suffixes):
-            return lang
+            return None if lowered.endswith(lang.not_source) else lang
     return None
 
 

@@ -1,19 +1,23 @@
 """Parsing one source file, by the language it is written in.
 
 Python files become `ParsedModule`s (libcst, with positions and scopes), what every
-built-in check reads. A language joins with its own parser here; a file in a language
-with none is a located error, never a file silently left unread.
+Python check reads; JavaScript and TypeScript files become `JsModule`s (ast-grep's
+tree-sitter grammars, see `js_tree.py`). A language joins with its own parser here; a
+file in a language with none is a located error, never a file silently left unread.
 """
 
 from __future__ import annotations
 
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
 from pytest_codeif.code.cst import ParsedModule
-from pytest_codeif.code.languages import PYTHON
+from pytest_codeif.code.languages import JAVASCRIPT, PYTHON, TYPESCRIPT
 from pytest_codeif.code.names import ModulePlace
 from pytest_codeif.code.unit import SourceFile
 from pytest_codeif.outcome import Undecidable
+
+if TYPE_CHECKING:
+    from pytest_codeif.code.js_tree import JsModule
 
 
 class Parser(Protocol):
@@ -22,16 +26,28 @@ class Parser(Protocol):
 
     def __call__(
         self, source: SourceFile, place: ModulePlace | None, *, python_checked: bool
-    ) -> ParsedModule: ...
+    ) -> ParsedModule | JsModule: ...
+
+
+def _parse_js(source: SourceFile, place: ModulePlace | None, *, python_checked: bool) -> JsModule:
+    """A JS/TS file's `JsModule` (ast-grep imported on the first one: a Python-only
+    session never loads it)."""
+    from pytest_codeif.code.js_tree import JsModule  # noqa: PLC0415 - see the docstring
+
+    return JsModule(source)
 
 
 #: The parser of each language, by name.
-PARSERS: Final[dict[str, Parser]] = {PYTHON.name: ParsedModule}
+PARSERS: Final[dict[str, Parser]] = {
+    PYTHON.name: ParsedModule,
+    JAVASCRIPT.name: _parse_js,
+    TYPESCRIPT.name: _parse_js,
+}
 
 
 def parse_source_file(
     source: SourceFile, place: ModulePlace | None = None, *, python_checked: bool = False
-) -> ParsedModule:
+) -> ParsedModule | JsModule:
     """`source` parsed by its language's parser; `Undecidable("invalid-task")` naming the
     file when the language has none (`Undecidable("syntax-error")` from the parser when
     the text does not parse). `python_checked`: Python's parser accepted the text already

@@ -22,8 +22,15 @@ from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Final
 
-from pytest_codeif.code.extract import extract_python
-from pytest_codeif.code.languages import PYTHON, language_of_file, language_of_path, languages
+from pytest_codeif.code.extract import extract_code, response_language
+from pytest_codeif.code.languages import (
+    PYTHON,
+    Language,
+    language,
+    language_of_file,
+    language_of_path,
+    languages,
+)
 from pytest_codeif.code.module_names import ModuleNames, module_names
 from pytest_codeif.code.names import ModulePlace
 from pytest_codeif.code.scope import Scope
@@ -216,7 +223,7 @@ def load_unit(spec: CodeSpec, task_path: Path, key: str, module: str | None = No
         source = _read_file(path, SINGLE_MODULE + written_in.single_suffix, written_in.name)
         return _bounded(CodeUnit(key, (source,), SINGLE_MODULE, False))
     if spec.kind in ("file", "response-file"):
-        source = _response_file((task_path.parent / spec.value).resolve())
+        source = _response_file((task_path.parent / spec.value).resolve(), spec.language)
         return _bounded(CodeUnit(key, (source,), SINGLE_MODULE, False))
     if spec.kind == "response" and len(spec.value) > MAX_RESPONSE_BYTES:
         raise Undecidable(
@@ -311,7 +318,8 @@ def _first_lines(text: str, count: int) -> list[bytes]:
 
 
 def _embedded(spec: CodeSpec, task_path: Path) -> SourceFile:
-    """Inline code or a response: text plus the YAML line of each code line."""
+    """Inline code or a response: text plus the YAML line of each code line, in the
+    task's `language` (inline code: Python by default; a response: as its fences say)."""
     mark = spec.mark
     first = mark.line if mark else spec.location.line
     exact = mark is not None and mark.style == "|"
@@ -320,22 +328,36 @@ def _embedded(spec: CodeSpec, task_path: Path) -> SourceFile:
     if spec.kind == "code":
         if not spec.value.strip():
             raise Undecidable("no-code", "the task's `code` is empty")
+        written_in = language(spec.language) if spec.language else PYTHON
         count = spec.value.count("\n") + 1
         origin = tuple(base + i if exact else first for i in range(count))
-        return SourceFile(f"{SINGLE_MODULE}.py", spec.value, task_path, origin)
-    extracted = extract_python(spec.value)
+        relpath = SINGLE_MODULE + written_in.single_suffix
+        return SourceFile(relpath, spec.value, task_path, origin, written_in.name)
+    written_in = _response_language(spec.value, spec.language)
+    extracted = extract_code(spec.value, written_in)
     if extracted is None:
-        raise Undecidable(
-            "no-code",
-            "the response holds no Python code: no fenced ```python block, and it is not "
-            "Python as a whole",
-        )
+        raise Undecidable("no-code", f"the response holds no {_no_code(written_in)}")
     origin = tuple(base + line - 1 if exact else first for line in extracted.line_origin)
-    return SourceFile(f"{SINGLE_MODULE}.py", extracted.text, task_path, origin)
+    relpath = SINGLE_MODULE + written_in.single_suffix
+    return SourceFile(relpath, extracted.text, task_path, origin, written_in.name)
 
 
-def _response_file(path: Path) -> SourceFile:
-    """A model response kept in a file: its Python, each line mapped to the file's line."""
+def _response_language(response: str, given: str | None) -> Language:
+    """The language a response is read in: the task's, else the one its fences show."""
+    return language(given) if given else response_language(response)
+
+
+def _no_code(written_in: Language) -> str:
+    """What a response without code lacks, in `written_in`."""
+    if written_in is PYTHON:
+        return "Python code: no fenced ```python block, and it is not Python as a whole"
+    tag = sorted(written_in.fence_tags, key=len)[-1]
+    return f"{written_in.name.capitalize()} code: no fenced ```{tag} block (nor an untagged one)"
+
+
+def _response_file(path: Path, given: str | None = None) -> SourceFile:
+    """A model response kept in a file: its code (in the task's `language`, else as its
+    fences say), each line mapped to the file's line."""
     try:
         size = path.stat().st_size
         if size > MAX_RESPONSE_BYTES:
@@ -349,14 +371,12 @@ def _response_file(path: Path) -> SourceFile:
         raise Undecidable("missing-file", f"cannot read {path}: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise Undecidable("syntax-error", f"{path} is not valid UTF-8") from None
-    extracted = extract_python(text)
+    written_in = _response_language(text, given)
+    extracted = extract_code(text, written_in)
     if extracted is None:
-        raise Undecidable(
-            "no-code",
-            f"{path} holds no Python code: no fenced ```python block, and it is not Python "
-            "as a whole",
-        )
-    return SourceFile(f"{SINGLE_MODULE}.py", extracted.text, path, tuple(extracted.line_origin))
+        raise Undecidable("no-code", f"{path} holds no {_no_code(written_in)}")
+    relpath = SINGLE_MODULE + written_in.single_suffix
+    return SourceFile(relpath, extracted.text, path, tuple(extracted.line_origin), written_in.name)
 
 
 def _read_file(

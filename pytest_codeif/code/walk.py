@@ -7,10 +7,13 @@ is not the answer, and one syntax error in it must not turn every constraint int
 What is listed, and why:
 
 - Only source files of the registered languages (see `languages.py`): for Python,
-  ``*.py`` files. Stubs (``.pyi``) are not listed: they hold no code that runs, and the
-  evaluation has only ever read ``.py`` files. `python_files` lists Python's alone;
-  `every_file` lists every file the same rules keep (``run.sh``, ``requirements.txt``,
-  ``.env``, templates...: a `directory:` task's whole project travels to the sandbox).
+  ``*.py`` files; for JavaScript and TypeScript, ``.js .mjs .cjs .jsx .ts .tsx .mts
+  .cts``. Stubs (``.pyi``) are not listed: they hold no code that runs, and the
+  evaluation has only ever read ``.py`` files; TypeScript's declarations (``.d.ts``)
+  and minified bundles (``.min.js``) are not source either (`Language.not_source`).
+  `python_files` lists Python's alone; `every_file` lists every file the same rules
+  keep (``run.sh``, ``requirements.txt``, ``.env``, templates...: a `directory:` task's
+  whole project travels to the sandbox).
 - ``.gitignore`` files are honoured with git's semantics, the way ``git ls-files --others
   --exclude-standard`` lists untracked files: the root's and nested ones (patterns
   relative to the folder that holds them), negation, folder-only, anchored and ``**``
@@ -28,8 +31,11 @@ What is listed, and why:
   vendored folders by name (see `ALWAYS_SKIPPED`), ``*.egg-info``, a folder holding a
   ``pyvenv.cfg`` file or a ``conda-meta`` folder (a virtualenv or conda environment,
   whatever its name: ``env`` is not skipped by name, since it is also a real package
-  name), and ``build`` or ``dist`` unless it holds an ``__init__.py`` (then it is a real
-  package). The root itself is never skipped. Hidden files (``.x.py``) are listed.
+  name), and ``build``, ``dist`` or ``coverage`` (a bundler's or a coverage report's
+  output, JavaScript included) unless it holds an ``__init__.py`` (then it is a real
+  package). Node's vendored folders (``node_modules``, ``bower_components``,
+  ``jspm_packages``) are skipped by name; its caches (``.next``, ``.nuxt``, ``.yarn``)
+  are hidden folders. The root itself is never skipped. Hidden files (``.x.py``) are listed.
 - A file whose real path is outside the root (a symbolic link out) is not listed.
 - Names and patterns are matched as git matches them, byte by byte: both are turned
   into one character per byte of their UTF-8 form (`_byte_text`) before they reach the
@@ -56,7 +62,7 @@ from typing import Final, Literal
 from pathspec import GitIgnoreSpec
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
-from pytest_codeif.code.languages import PYTHON, source_suffixes
+from pytest_codeif.code.languages import PYTHON, language_of_path, source_suffixes
 
 #: Why a file or folder is not listed.
 SkipReason = Literal[
@@ -84,6 +90,8 @@ ALWAYS_SKIPPED: Final[Mapping[str, SkipReason]] = {
     ".tox": "tool-folder",
     ".nox": "tool-folder",
     "node_modules": "vendored",
+    "bower_components": "vendored",
+    "jspm_packages": "vendored",
     "site-packages": "vendored",
     "dist-packages": "vendored",
     "__pypackages__": "vendored",
@@ -92,7 +100,7 @@ ALWAYS_SKIPPED: Final[Mapping[str, SkipReason]] = {
     ".eggs": "build-output",
 }
 #: Folder names skipped unless they hold an ``__init__.py`` (then they are packages).
-BUILD_OUTPUT: Final = frozenset({"build", "dist"})
+BUILD_OUTPUT: Final = frozenset({"build", "dist", "coverage"})
 _IGNORE_FILE: Final = ".gitignore"
 #: A negation that matches every path below a folder through that folder, never a path
 #: itself: last in a `GitIgnoreSpec`, it keeps whatever only a parent folder matched.
@@ -126,8 +134,10 @@ class ProjectFiles:
 
 
 def source_files(root: Path, exclude: Sequence[str] = ()) -> list[str]:
-    """Like `python_files`, for the source files of every registered language."""
-    return list(scan_project(root, exclude, source_suffixes()).files)
+    """Like `python_files`, for the source files of every registered language (a file
+    ending like source that is not, `app.d.ts`, left out)."""
+    listed = scan_project(root, exclude, source_suffixes()).files
+    return [path for path in listed if language_of_path(path) is not None]
 
 
 def every_file(root: Path, exclude: Sequence[str] = ()) -> list[str]:

@@ -14,6 +14,8 @@ from typing import Any
 import libcst as cst
 
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.js_tree import JsModule
+from pytest_codeif.code.languages import JS_FAMILY, PYTHON
 from pytest_codeif.code.suppressions import MYPY_KINDS
 from pytest_codeif.code.unit import CodeUnit, OtherFile, SourceFile
 from pytest_codeif.engine.tool_batches import ToolBatches
@@ -44,7 +46,7 @@ class EngineContext:
         others: tuple[OtherFile, ...] = (),
         task_id: str,
         check_name: str,
-        parse: Callable[[SourceFile], ParsedModule],
+        parse: Callable[[SourceFile], ParsedModule | JsModule],
         tools: ToolBatches,
         display: Callable[[Path], str],
         observe: Callable[[], list[tuple[CallCase, CaseResult]]],
@@ -88,9 +90,28 @@ class EngineContext:
         syntax errors are undecidable. A module whose identifiers were read in NFKC form
         (`os` written in fullwidth letters) adds notes saying so: the verdict may rest on
         them."""
-        parsed = [self._parse(source) for source in self._files]
-        for module in parsed:
+        parsed: list[ParsedModule] = []
+        for source in self._files:
+            if source.language != PYTHON.name:
+                continue  # a check of several languages reads the others' own way
+            module = self._parse(source)
+            if not isinstance(module, ParsedModule):  # pragma: no cover - PARSERS' contract
+                raise TypeError(f"{source.relpath} was not parsed as Python")
             self._note_look_alikes(module)
+            parsed.append(module)
+        return parsed
+
+    def js_modules(self) -> list[JsModule]:
+        """Every JavaScript or TypeScript file in the constraint's scope, parsed once per
+        session (ast-grep); syntax errors and files past the bounds are undecidable."""
+        parsed: list[JsModule] = []
+        for source in self._files:
+            if source.language not in JS_FAMILY:
+                continue
+            module = self._parse(source)
+            if not isinstance(module, JsModule):  # pragma: no cover - PARSERS' contract
+                raise TypeError(f"{source.relpath} was not parsed as JavaScript")
+            parsed.append(module)
         return parsed
 
     def in_scope(self, relpath: str) -> bool:

@@ -1,6 +1,7 @@
-"""The code under evaluation, read once: each task's unit, whether its Python files parse
-(Python's own parser, once per file), which of them a constraint's scope covers, and
-their parses by language (the most recent `PARSED_KEPT`)."""
+"""The code under evaluation, read once: each task's unit, whether its files parse
+(Python's own parser, once per Python file; a JS/TS file's own parse, see `js_tree.py`),
+which of them a constraint's scope covers, and their parses by language (the most recent
+`PARSED_KEPT`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.js_tree import JsModule, JsSyntaxError
 from pytest_codeif.code.languages import PYTHON
 from pytest_codeif.code.module_names import did_you_mean
 from pytest_codeif.code.parsers import parse_source_file
@@ -32,7 +34,9 @@ class Units:
         self.workdir = workdir
         self._display = display
         self._units: dict[tuple[Path, str], CodeUnit | Undecidable] = {}
-        self._parsed: OrderedDict[tuple[str, str], ParsedModule | Undecidable] = OrderedDict()
+        self._parsed: OrderedDict[tuple[str, str], ParsedModule | JsModule | Undecidable] = (
+            OrderedDict()
+        )
         self._syntax: dict[tuple[str, str], Undecidable | None] = {}
         #: Files Python's own parser accepted (not only ruff's screening): their parse
         #: need not ask Python again (see `ParsedModule`).
@@ -57,14 +61,14 @@ class Units:
         """Raise `Undecidable("syntax-error")` if any module of `unit` (or of `files`, a
         constraint's scope) does not parse.
 
-        Python's own parser decides (see `syntax_check.py`), once per file, so every check
-        of a task reports the same error at the same task-file line. A file in another
-        language is checked by its own parser, when a check parses it.
+        Python's own parser decides for Python files (see `syntax_check.py`), once per
+        file, so every check of a task reports the same error at the same task-file
+        line. A file in another language is decided by its own parser (a JS/TS file's
+        parse, kept as its verdict), once per file too.
         """
         wanted = unit.files if files is None else files
-        if len(unit.languages) > 1:
-            wanted = [s for s in wanted if s.language == PYTHON.name]
-        fresh = [s for s in wanted if (unit.key, s.relpath) not in self._syntax]
+        python = [s for s in wanted if s.language == PYTHON.name]
+        fresh = [s for s in python if (unit.key, s.relpath) not in self._syntax]
         if fresh:
             found = syntax_errors(fresh, self._display, self.workdir)
             # Below SCREEN_FROM files Python's parser decides each one; above, ruff screens
@@ -75,7 +79,14 @@ class Units:
                 if by_python and error is None:
                     self._python_accepted.add((unit.key, source.relpath))
         for source in wanted:
-            error = self._syntax[(unit.key, source.relpath)]
+            key = (unit.key, source.relpath)
+            if key not in self._syntax:  # another language: its parse decides
+                try:
+                    self.parsed(unit, source)
+                    self._syntax[key] = None
+                except Undecidable as exc:
+                    self._syntax[key] = exc if exc.kind == "syntax-error" else None
+            error = self._syntax[key]
             if error is not None:
                 raise error
 
@@ -85,9 +96,10 @@ class Units:
             return unit.files
         return tuple(f for f in unit.files if scope.covers(f.relpath, _module_of(unit, f)))
 
-    def parsed(self, unit: CodeUnit, source: SourceFile) -> ParsedModule:
-        """The parse of `source` by its language's parser (libcst for Python), one of the
-        most recent `PARSED_KEPT`."""
+    def parsed(self, unit: CodeUnit, source: SourceFile) -> ParsedModule | JsModule:
+        """The parse of `source` by its language's parser (libcst for Python, ast-grep for
+        JS/TS), one of the most recent `PARSED_KEPT`; a JS/TS syntax error located at
+        the line it came from (a task file's, a response's)."""
         key = (unit.key, source.relpath)
         found = self._parsed.get(key)
         if found is None:
@@ -95,6 +107,10 @@ class Units:
                 found = parse_source_file(
                     source, unit.place(source.relpath), python_checked=key in self._python_accepted
                 )
+            except JsSyntaxError as exc:
+                line = source.origin_line(exc.line)
+                where = f"{self._display(source.origin)}:{line}"
+                found = Undecidable("syntax-error", f"{where}: {exc.what}")
             except Undecidable as exc:
                 found = exc
             self._parsed[key] = found

@@ -19,6 +19,7 @@ from jsonschema.protocols import Validator
 
 from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.registry import CheckRegistry
+from pytest_codeif.code.languages import language_of_file
 from pytest_codeif.code.scope import Scope, ScopePatternError, scope_from
 from pytest_codeif.errors import TaskFileError
 from pytest_codeif.spec import (
@@ -271,7 +272,7 @@ class _TaskBuilder:
             dataclasses.replace(
                 template,
                 id=f"{template.id}[{response.label}]",
-                code=response.code,
+                code=dataclasses.replace(response.code, language=template.code.language),
                 metadata={**template.metadata, **response.metadata},
             )
             for response in found
@@ -288,7 +289,8 @@ class _TaskBuilder:
             if "exclude" in raw:
                 self.problem(("exclude",), "`exclude` leaves files out of a `directory`")
                 return None
-            return CodeSpec("responses", "", self.at(kind), None)
+            language = raw.get("language") if isinstance(raw.get("language"), str) else None
+            return CodeSpec("responses", "", self.at(kind), None, language=language)
         if "prefix" in raw:
             self.problem(("prefix",), "`prefix` is the code `responses` continue; give them")
         if not isinstance(raw[kind], str):
@@ -303,7 +305,31 @@ class _TaskBuilder:
             )
             return None
         mark = self.loaded.mark((*self.base, kind))
-        return CodeSpec(kind, raw[kind], self.at(kind), mark, exclude)
+        language = self._language(raw, kind)
+        return CodeSpec(kind, raw[kind], self.at(kind), mark, exclude, language=language)
+
+    def _language(self, raw: Mapping[str, Any], kind: SourceKind) -> str | None:
+        """The task's `language:`, for code with no file name of its own; a problem when
+        it contradicts a source file's own suffix or names the language of a project
+        (whose files are in the languages of their suffixes)."""
+        given = raw.get("language")
+        if not isinstance(given, str):
+            return None
+        if kind == "directory":
+            self.problem(
+                ("language",),
+                "a `directory`'s files are read in the languages of their suffixes; "
+                "`language` is for inline `code` and responses",
+            )
+            return None
+        written_in = language_of_file(raw[kind]) if kind == "file" else None
+        if written_in is not None and written_in.name != given:
+            self.problem(
+                ("language",),
+                f"`file` {raw[kind]!r} is {written_in.name} source by its suffix, not {given}",
+            )
+            return None
+        return given
 
     def _existing_path(self, value: str, rel: KeyPath, *, want_dir: bool) -> Path | None:
         """The path `value` names, or None after recording why it cannot be used."""

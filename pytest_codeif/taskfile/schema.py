@@ -337,7 +337,20 @@ def task_schema(
         "properties": {
             "id": {**_ID, "description": "Unique within the file; part of every node id."},
             "instruction": {"type": "string"},
-            "code": {"type": "string", "description": "Python source, inline."},
+            "code": {
+                "type": "string",
+                "description": "Source, inline: Python, or the task's `language`.",
+            },
+            "language": {
+                "enum": ["python", "javascript", "typescript"],
+                "description": (
+                    "The language of inline `code` and of a response's code (its fences "
+                    "of that language, or untagged ones). Default: inline code is Python; "
+                    "a response is Python when it holds Python (a ```python block, or "
+                    "Python as a whole), else TypeScript or JavaScript when it holds such "
+                    "a block. Files are read in the languages of their suffixes."
+                ),
+            },
             "file": {
                 "type": "string",
                 "description": (
