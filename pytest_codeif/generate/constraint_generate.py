@@ -10,9 +10,10 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
 from pytest_codeif.generate.constraint_catalog import Catalog, catalog_of
-from pytest_codeif.generate.constraint_draw import Drawing, draw_problem
+from pytest_codeif.generate.constraint_draw import Drawing, applicable, draw_problem
 from pytest_codeif.generate.constraint_family import Family
 from pytest_codeif.generate.constraint_output import (
     Settings,
@@ -36,6 +37,9 @@ from pytest_codeif.generate.constraint_witness import (
 
 _NAME = "codeif generate constraints"
 WRITTEN, PARTLY, NOTHING = 0, 1, 2
+#: Up to this many (problem, constraint) questions in all, the first witness run asks
+#: them all: one run, where drops would otherwise cost a round each.
+ASK_ALL_AT_ONCE: Final = 1000
 
 
 @dataclass(frozen=True)
@@ -159,19 +163,20 @@ def draw_with_witness(
             )
         if not drawing.unknown and not tests_to_run:
             return drawing, left_out, rounds
+        unknown = set(drawing.unknown)
+        if rounds == 0:
+            unknown |= _everything_if_small(live, catalog)
         by_key = {problem.key: problem for problem in live}
         questions: dict[str, list[Question]] = {}
         asked: dict[str, tuple[str, str, int]] = {}
-        for key, family_id, variant in sorted(drawing.unknown):
+        for key, family_id, variant in sorted(unknown):
             family = families[family_id]
             name = f"q{len(asked) + 1}"
             asked[name] = (key, family_id, variant)
             options = family.resolved(variant, by_key[key].entry_point)
             questions.setdefault(key, []).append(Question(name, {"check": family.check, **options}))
         # A check that judges values observed when the tests run needs them run too.
-        observing = {
-            key for key, family_id, _ in drawing.unknown if families[family_id].observes_calls
-        }
+        observing = {key for key, family_id, _ in unknown if families[family_id].observes_calls}
         tests_to_run |= observing & tested
         answers = judge(live, questions, tests_to_run, plugins)
         rounds += 1
@@ -182,6 +187,22 @@ def draw_with_witness(
                 left_out[by_key[key].id] = f"its reference fails its own tests: {verdict.reason}"
         live = [problem for problem in live if problem.id not in left_out]
         tests_to_run = set()
+
+
+def _everything_if_small(
+    problems: Sequence[BaseProblem], catalog: Catalog
+) -> set[tuple[str, str, int]]:
+    """Every (problem, family, variant) there is, when there are at most
+    `ASK_ALL_AT_ONCE`; else none. Asked in the first witness run, they spare the
+    rounds that drops would cost (each a pytest start-up); the verdicts, hence what is
+    drawn, are the same either way."""
+    everything = {
+        (problem.key, family.id, variant)
+        for problem in problems
+        for family in applicable(catalog, problem)
+        for variant in range(len(family.variants))
+    }
+    return everything if len(everything) <= ASK_ALL_AT_ONCE else set()
 
 
 def print_catalog(catalog: Catalog) -> None:
