@@ -42,10 +42,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "canonical_solution, test, entry_point}, MBPP {task_id, text, code, test_list} or "
         "{id, prompt, solution, tests}",
     )
-    parser.add_argument("-o", "--output", type=Path, help="the folder to write into")
+    parser.add_argument(
+        "-o", "--output", type=Path, metavar="DIR", help="the folder to write into (created)"
+    )
     parser.add_argument("--seed", default="0", help="any text (default: 0)")
     parser.add_argument(
-        "--per-problem", type=_positive, default=1, metavar="K", help="draws per problem"
+        "--per-problem",
+        type=_positive,
+        default=1,
+        metavar="K",
+        help="draws per problem (default: 1)",
     )
     parser.add_argument(
         "--levels",
