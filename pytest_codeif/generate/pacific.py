@@ -9,8 +9,9 @@ so the chains and inputs are the same in every rendering and language.
 
 Drawing a sample:
 
-1. the chain: the first instruction uniformly from the pool, each next one uniformly
-   among those taking the type the previous one returns (type consistency);
+1. the chain: the first instruction uniformly from the pool, each next one among those
+   taking the type the previous one returns (type consistency), weighted toward those
+   whose declared length factor keeps the predicted length near the target;
 2. the starting input, steered toward the target length: each instruction's declared
    length factor predicts every step's length from the starting length; the starting
    length that brings the predicted lengths of all steps closest to the target (least
@@ -18,13 +19,16 @@ Drawing a sample:
    chain's references, and the one whose actual lengths are closest to the target (mean
    absolute difference over the steps) is kept;
 3. every step must stay inside its instruction's domain: a candidate that leaves one is
-   dropped; a chain for which no candidate stays inside is drawn again.
+   dropped; a chain for which no candidate stays inside is drawn again;
+4. of `CHAINS_KEPT` chains so drawn, the one whose steps' lengths are closest to the
+   target (mean absolute difference) is the sample.
 
 Lengths count characters for a string and bits for a number.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import re
 import string
@@ -47,6 +51,8 @@ from pytest_codeif.generate.pool import (
 
 #: Starting inputs tried per chain; the closest to the target length is kept.
 CANDIDATES: Final = 12
+#: Chains that stay inside their domains drawn per sample; the best is kept.
+CHAINS_KEPT: Final = 6
 #: Chains drawn for one sample before giving up (the pool cannot make such a chain).
 MAX_CHAINS: Final = 2000
 #: How far (in length units) a candidate's length may stray from the predicted best.
@@ -128,14 +134,26 @@ def draw_sample(
     by_input: Mapping[ValueType, Sequence[Instruction]],
     settings: Settings,
 ) -> tuple[Value, tuple[Step, ...]]:
-    """A chain and its starting input (see the module's docstring)."""
+    """A chain and its starting input (see the module's docstring): the best of
+    `CHAINS_KEPT` chains that stay inside their domains, by the mean distance of their
+    steps' lengths to the target."""
+    best: tuple[float, Value, tuple[Step, ...]] | None = None
+    found = 0
     for _ in range(MAX_CHAINS):
-        chain = draw_chain(rng, ordered, by_input, settings.instructions)
+        chain = draw_chain(rng, ordered, by_input, settings.instructions, settings.length)
         if chain is None:
             continue
         drawn = steer(rng, chain, settings.length)
-        if drawn is not None:
-            return drawn
+        if drawn is None:
+            continue
+        distance = _distance(drawn[1], settings.length)
+        if best is None or distance < best[0]:
+            best = (distance, *drawn)
+        found += 1
+        if found == CHAINS_KEPT:
+            break
+    if best is not None:
+        return best[1], best[2]
     raise GenerationError(
         f"no chain of {settings.instructions} instructions stays inside every "
         f"instruction's domain after {MAX_CHAINS} tries: the pool needs instructions "
@@ -148,16 +166,35 @@ def draw_chain(
     ordered: Sequence[Instruction],
     by_input: Mapping[ValueType, Sequence[Instruction]],
     count: int,
+    target: int,
 ) -> list[Instruction] | None:
     """`count` instructions, each taking the type the previous one returns; None at a
-    dead end (no instruction takes that type)."""
+    dead end (no instruction takes that type). Each next one is drawn with a weight
+    favouring those whose length factor keeps the predicted length near `target`
+    (from a start at `target`): counts and sums shrink whatever they are given, and
+    drawn uniformly they leave long chains with one-character steps."""
     chain = [rng.choice(ordered)]
+    predicted = target * chain[0].length.factor
     while len(chain) < count:
         choices = by_input[chain[-1].output]
         if not choices:
             return None
-        chain.append(rng.choice(choices))
+        weights = [_closeness(predicted * c.length.factor, target) for c in choices]
+        chosen = rng.choices(choices, weights)[0]
+        chain.append(chosen)
+        predicted *= chosen.length.factor
     return chain
+
+
+def _closeness(length: float, target: int) -> float:
+    """A weight that is 1 at `target` and falls with the ratio's distance from 1."""
+    ratio = max(length, 0.5) / target
+    return 1.0 / (1.0 + abs(math.log(ratio))) ** 2
+
+
+def _distance(steps: Sequence[Step], target: int) -> float:
+    """The mean distance of the steps' result lengths to `target`."""
+    return sum(abs(length_of(step.result) - target) for step in steps) / len(steps)
 
 
 def steer(
@@ -175,7 +212,7 @@ def steer(
         steps = run_chain(chain, start)
         if steps is None:
             continue
-        distance = sum(abs(length_of(step.result) - target) for step in steps) / len(steps)
+        distance = _distance(steps, target)
         if best is None or distance < best[0]:
             best = (distance, start, steps)
     return None if best is None else (best[1], best[2])
