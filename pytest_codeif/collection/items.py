@@ -42,7 +42,7 @@ from pytest_codeif.settings import TASK_ITEMS, settings_of
 from pytest_codeif.state import get_state
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
 from pytest_codeif.taskfile.parse import FUNCTIONAL_ITEM, ParsedFile, TaskProblems
-from pytest_codeif.taskfile.responses import sources
+from pytest_codeif.taskfile.responses import paths_named, sources
 from pytest_codeif.taskfile.yamlload import load_yaml_bytes, read_task_bytes
 
 INVALID_FILE_ITEM = "invalid-task-file"
@@ -633,10 +633,10 @@ def _raw_code_paths(path: Path) -> list[Path]:
     for task in tasks if isinstance(tasks, list) else ():
         for key in _PATH_KEYS if isinstance(task, dict) else ():
             value = task.get(key)
-            if isinstance(value, dict):  # `responses: {path: ..., task-id: ...}`
-                value = value.get("path")
-            if isinstance(value, str) and value:
-                found.append(path.parent / value)
-                if key == "responses":
-                    found += sources(path.parent, value)
+            # `responses` may be a mapping ({path: ..., task-id: ...}) or a list of entries.
+            for named in paths_named(value) if key == "responses" else [value]:
+                if isinstance(named, str) and named:
+                    found.append(path.parent / named)
+                    if key == "responses":
+                        found += sources(path.parent, named)
     return found

@@ -33,6 +33,8 @@ from pytest_codeif.report.figures.assertions import AssertionRate, AssertionRow,
 from pytest_codeif.report.figures.decay import Decay, decay
 from pytest_codeif.report.figures.groups import (
     NO_GROUP,
+    RULES,
+    AtK,
     Group,
     by_group,
     group_named,
@@ -108,10 +110,10 @@ def _split(records: Iterable[Record], grouping: Grouping) -> dict[str, list[Reco
     }
 
 
-def _groups(records: list[Record], grouping: Grouping) -> dict[str, Group]:
+def _groups(records: list[Record], grouping: Grouping, at_k: AtK) -> dict[str, Group]:
     """Each group's summary (with pass@k where grouped by a metadata key)."""
     if not grouping.by_file:
-        return by_group(records, grouping.key)
+        return by_group(records, grouping.key, at_k)
     return {name: Group(summarize(part)) for name, part in _split(records, grouping).items()}
 
 
@@ -194,7 +196,9 @@ def _summaries(overall: Summary, groups: dict[str, Group]) -> list[Summary]:
     return [overall, *(g.summary for g in groups.values())] if len(groups) > 1 else [overall]
 
 
-def _summary_section(overall: Summary, groups: dict[str, Group], grouping: Grouping) -> str:
+def _summary_section(
+    overall: Summary, groups: dict[str, Group], grouping: Grouping, at_k: AtK
+) -> str:
     columns = _columns(groups)
     summaries = _summaries(overall, groups)
 
@@ -226,7 +230,7 @@ def _summary_section(overall: Summary, groups: dict[str, Group], grouping: Group
     )
     ssr = [row("constraints satisfied (SSR)", lambda s: s.constraints)]
     parts.append(_rate_table("overall", ssr, columns, extra=extra))
-    parts.append(_at_k(groups))
+    parts.append(_at_k(groups, at_k))
     categories = sorted({c for s in summaries for c in s.by_category})
     if categories:
         parts.append("<h3>By category</h3>")
@@ -242,8 +246,9 @@ def _summary_section(overall: Summary, groups: dict[str, Group], grouping: Group
     return "".join(parts)
 
 
-def _at_k(groups: dict[str, Group]) -> str:
-    """pass@k and satisfaction@k per group, where a task has several samples."""
+def _at_k(groups: dict[str, Group], at_k: AtK) -> str:
+    """pass@k and satisfaction@k per group, where a task has several samples; the rule
+    they follow, and why a k is not given."""
     rows: list[str] = []
     most = max((g.samples for g in groups.values()), default=0)
     if most < 2:
@@ -259,12 +264,18 @@ def _at_k(groups: dict[str, Group]) -> str:
                 rows.append(f"<tr><th>{name}@{k}</th>{cells}</tr>")
     if not rows:
         return ""
+    notes = "".join(
+        f"<li>{_e(name)}: {_e(figure)}: {_e(why)}</li>"
+        for name, group in groups.items()
+        for figure, why in group.notes.items()
+    )
     return (
         "<h3>Samples: pass@k and satisfaction@k</h3>"
-        '<p class="note">The unbiased estimator (Chen et al. 2021), over tasks with at '
-        "least k samples in the group.</p>"
+        '<p class="note">The unbiased estimator (Chen et al. 2021), '
+        f"{_e(RULES[at_k.rule])}.</p>"
         f'<div class="scroll"><table class="rates">{_head("k", list(groups))}'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
+        + (f'<ul class="note">{notes}</ul>' if notes else "")
     )
 
 
@@ -1025,10 +1036,11 @@ def build_page(
     records = records_of(report)
     grouping = choose_grouping(report, group_by)
     overall = summarize(records)
-    groups = _groups(records, grouping)
+    at_k = AtK.from_dict((report.get("groups") or {}).get("at_k"))
+    groups = _groups(records, grouping, at_k)
     split = _split(records, grouping)
     body = [
-        _summary_section(overall, groups, grouping),
+        _summary_section(overall, groups, grouping, at_k),
         _heatmap_section(groups, overall, grouping),
         _decay_section(records, split),
         _rounds_section(records, split, grouping),

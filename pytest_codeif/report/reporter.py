@@ -20,7 +20,7 @@ from pytest_codeif.report.annotations import annotation_lines, enabled
 from pytest_codeif.report.feedback import feedback_format, file_lines, write_text
 from pytest_codeif.report.feedback import render as render_feedback
 from pytest_codeif.report.figures.decay import decay
-from pytest_codeif.report.figures.groups import by_group
+from pytest_codeif.report.figures.groups import AtK, by_group
 from pytest_codeif.report.figures.groups import to_dict as groups_to_dict
 from pytest_codeif.report.figures.rounds import transitions
 from pytest_codeif.report.figures.summary import summarize
@@ -120,7 +120,8 @@ class CodeifReporter:
             shown = render(summary, decay(self.records)) + gate_lines(summary)
             key = self._group_by()
             if key:
-                shown += group_lines(key, by_group(self.records, key))
+                at_k = self._at_k()
+                shown += group_lines(key, by_group(self.records, key, at_k), at_k)
                 shown += round_lines(key, transitions(self.records, key))
             for line in shown:
                 terminalreporter.write_line(safe_text(line))
@@ -145,7 +146,8 @@ class CodeifReporter:
             )
             key = self._group_by()
             if key:
-                report["groups"] = groups_to_dict(key, by_group(self.records, key))
+                at_k = self._at_k()
+                report["groups"] = groups_to_dict(key, by_group(self.records, key, at_k), at_k)
                 found = transitions(self.records, key)
                 report["groups"]["transitions"] = [t.to_dict() for t in found]
             self._write(path, report, "JSON")
@@ -192,6 +194,10 @@ class CodeifReporter:
             complete=complete,
             gate=None if gate is None else [r.to_dict() for r in gate.results],
         )
+
+    def _at_k(self) -> AtK:
+        """The ks of pass@k and the rule they follow (`--codeif-k`, `--codeif-k-rule`)."""
+        return AtK(self.settings.k, self.settings.k_rule)
 
     def _group_by(self) -> str | None:
         """The metadata key summaries are split by (`--codeif-group-by`), if any."""

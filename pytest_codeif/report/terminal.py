@@ -17,7 +17,7 @@ from pytest_codeif.report.figures.answers import (
 )
 from pytest_codeif.report.figures.assertions import AssertionRow, Assertions
 from pytest_codeif.report.figures.decay import Decay
-from pytest_codeif.report.figures.groups import KS, Group
+from pytest_codeif.report.figures.groups import AtK, Group, at_k_notes, ks_of
 from pytest_codeif.report.figures.rounds import Transition
 from pytest_codeif.report.figures.summary import Summary, Tally
 from pytest_codeif.text import counted
@@ -324,7 +324,7 @@ def _group_rows(groups: dict[str, Group]) -> list[tuple[str, list[str]]]:
     if any(s.answers is not None for s in summaries):
         rows += _answer_group_rows(summaries)
     most = max((g.samples for g in groups.values()), default=0)
-    for k in KS:
+    for k in ks_of(groups):
         if k > 1 and k > most:
             break
         if any(g.pass_at.get(k) is not None for g in groups.values()):
@@ -366,9 +366,10 @@ def _outcome_share(outcome: str, accuracy: Accuracy) -> str:
     return _percent(accuracy.outcomes[outcome] / total if total else None)
 
 
-def group_lines(key: str, groups: dict[str, Group]) -> list[str]:
+def group_lines(key: str, groups: dict[str, Group], at_k: AtK | None = None) -> list[str]:
     """Tables of at most 80 columns, one column per group; more groups than fit in one
-    table continue in the next. Long group names are numbered, with a legend."""
+    table continue in the next. Long group names are numbered, with a legend. Then the
+    rule the @k figures follow, and why a k is not given (`at_k_notes`)."""
     names = list(groups)
     fits = all(len(n) <= _COLUMN - 1 for n in names)
     headers = names if fits else [f"[{i}]" for i in range(1, len(names) + 1)]
@@ -385,6 +386,7 @@ def group_lines(key: str, groups: dict[str, Group]) -> list[str]:
             shown = label if len(label) <= _LABEL - 1 else label[: _LABEL - 4] + "..."
             body = "".join(f"{cells[i]:>{_COLUMN}}" for i in chunk) if cells else ""
             lines.append(f"{shown:<{_LABEL}}{body}".rstrip())
+    lines += at_k_notes(groups, at_k or AtK(), WIDTH)
     return [line[:WIDTH] for line in lines]
 
 

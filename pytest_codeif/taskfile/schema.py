@@ -270,6 +270,41 @@ _TEST_CASE: Final[dict[str, Any]] = {
     ],
 }
 
+#: One entry of a task's `responses`: a path, or where with what to add to its records.
+_RESPONSES_ENTRY: Final = {
+    "oneOf": [
+        {"type": "string", "minLength": 1},
+        {
+            "type": "object",
+            "required": ["path"],
+            "properties": {
+                "path": {"type": "string", "minLength": 1},
+                "task-id": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The id the records name this task by (`HumanEval/0`).",
+                },
+                "metadata": {
+                    "type": "object",
+                    "description": (
+                        "Plain values given to every response of these files (`model: "
+                        "gpt-4o`); a record's own field of the same name wins."
+                    ),
+                    "additionalProperties": {"type": ["string", "number", "boolean", "null"]},
+                },
+                "code-prompt": {
+                    "type": "string",
+                    "description": (
+                        "BigCodeBench's `code_prompt` of the task: each sample is evaluated "
+                        "as its calibrated evaluation builds it, code-prompt + "
+                        "`\\n    pass\\n` + the solution (or `prefix` + completion)."
+                    ),
+                },
+            },
+            "additionalProperties": False,
+        },
+    ],
+}
 _SOURCES: Final = ("code", "file", "directory", "response", "response-file", "responses")
 #: Keywords of a check's options schema that constrain the options as a whole.
 _COMBINATORS: Final = frozenset(
@@ -384,24 +419,22 @@ def task_schema(
             "responses": {
                 "description": (
                     "Many responses to this task, each checked as a task of its own: a JSONL "
-                    "file, a glob of them, or a folder (one response per file), relative to "
-                    "the task file; or `{path: ..., task-id: ...}` when the records name the "
-                    "task by another id. Records: human-eval, evalplus and MultiCodeIF "
-                    "samples, or any object with `code` or `response`."
+                    "file (`.jsonl`, or gzip-compressed `.jsonl.gz`), a glob of them, or a "
+                    "folder (each file one response, JSONL files read as JSONL, and "
+                    "evalplus's `TASK_ID/N.py` layout in its subfolders), relative to the "
+                    "task file; or `{path, task-id, metadata, code-prompt}`; or a list of "
+                    "these (one per file named by model). Records: human-eval, evalplus, "
+                    "BigCodeBench and MultiCodeIF samples, or any object with `code` or "
+                    "`response`."
                 ),
                 "oneOf": [
-                    {"type": "string", "minLength": 1},
-                    {
-                        "type": "object",
-                        "required": ["path"],
-                        "properties": {
-                            "path": {"type": "string", "minLength": 1},
-                            "task-id": {"type": "string", "minLength": 1},
-                        },
-                        "additionalProperties": False,
-                    },
+                    _RESPONSES_ENTRY,
+                    {"type": "array", "minItems": 1, "items": _RESPONSES_ENTRY},
                 ],
-                "x-message": "a path or glob, or {path: ..., task-id: ...}",
+                "x-message": (
+                    "a path or glob, {path: ..., task-id: ..., metadata: {...}, "
+                    "code-prompt: ...}, or a list of these"
+                ),
             },
             "prefix": {
                 "type": "string",
