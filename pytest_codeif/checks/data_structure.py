@@ -135,6 +135,68 @@ def _supplied(module: ParsedModule, kind: str) -> Iterator[Use]:
                 yield Use(module, node, name)
 
 
+#: Methods only a list (of the structures a parameter is filled as) has.
+_LIST_ONLY: Final = frozenset({"append", "extend", "insert", "sort", "reverse", "index"})
+
+
+def _index_names(module: ParsedModule) -> set[str]:
+    """Names that hold positions: loop targets over `range(...)` and the counter of
+    `enumerate(...)` (`for i, x in enumerate(xs)`)."""
+    names: set[str] = set()
+    for loop in module.nodes(cst.For, cst.CompFor):
+        if not isinstance(loop.iter, cst.Call):
+            continue
+        called = module.qualified(loop.iter.func)
+        target = loop.target
+        if "builtins.range" in called and isinstance(target, cst.Name):
+            names.add(target.value)
+        elif "builtins.enumerate" in called and isinstance(target, cst.Tuple) and target.elements:
+            first = target.elements[0].value
+            if isinstance(first, cst.Name):
+                names.add(first.value)
+    return names
+
+
+def _by_position(key: cst.BaseExpression, positions: set[str]) -> bool:
+    """Whether a subscript key is a position (a list index) rather than a key."""
+    if isinstance(key, cst.UnaryOperation):
+        key = key.expression
+    if isinstance(key, (cst.Integer, cst.BinaryOperation)):
+        return True
+    if isinstance(key, cst.Call) and isinstance(key.func, cst.Name) and key.func.value == "len":
+        return True
+    return isinstance(key, cst.Name) and key.value in positions
+
+
+def _filled_by_key(module: ParsedModule) -> Iterator[Use]:
+    """Unannotated parameters the code fills by key (`orders[order_id] = status`, `+=`,
+    `del`): the caller supplies a dict to fill. A list cannot grow by key, so a key that
+    is no position (an int, arithmetic, `len()`, a `range`/`enumerate` counter) shows a
+    dict; a parameter also used through list-only methods is left alone."""
+    positions = _index_names(module)
+    listish = {r for r, m, _ in _method_calls(module) if r and m in _LIST_ONLY}
+    targets: list[cst.BaseExpression] = []
+    for statement in module.nodes(cst.Assign, cst.AugAssign, cst.Del):
+        if isinstance(statement, cst.Assign):
+            targets.extend(t.target for t in statement.targets)
+        else:
+            targets.append(statement.target)
+    filled: set[str] = set()
+    for target in targets:
+        if (
+            isinstance(target, cst.Subscript)
+            and isinstance(target.value, cst.Name)
+            and len(target.slice) == 1
+            and isinstance(target.slice[0].slice, cst.Index)
+            and not _by_position(target.slice[0].slice.value, positions)
+        ):
+            filled.add(target.value.value)
+    for param in module.nodes(cst.Param):
+        name = param.name.value
+        if param.annotation is None and name in filled and name not in listish:
+            yield Use(module, param, name)
+
+
 def uses(ctx: CheckContext, kind: str) -> list[Use]:
     """Every place `kind` is built or declared: literal, comprehension, constructor call,
     annotation, subclass, or an unannotated parameter used through its methods; with the
@@ -142,6 +204,8 @@ def uses(ctx: CheckContext, kind: str) -> list[Use]:
     found: list[Use] = []
     for module in ctx.modules():
         found.extend(_supplied(module, kind))
+        if kind == "dict":
+            found.extend(_filled_by_key(module))
         unpacking = _unpacking_targets(module) if kind == "tuple" else set()
         for node in module.walk():
             if kind == "heapq":
@@ -254,7 +318,10 @@ class DataStructureCheck(Check):
     call resolved through imports (`deque()`, `collections.Counter(...)`), an annotation
     (`def f(q: deque)`), a subclass, for `heapq` a call of a heapq function, or an
     unannotated parameter on which the code calls the type's methods (the caller supplies
-    the structure: `def add(cart, item): cart.append(item)` uses a list). Names are
+    the structure: `def add(cart, item): cart.append(item)` uses a list), or for a dict
+    an unannotated parameter the code fills by key (`def track(orders, oid, status):
+    orders[oid] = status`: a list cannot grow by key; a key that is a position, such as
+    an int or a `range` counter, does not count). Names are
     case-insensitive and a few common words are accepted (`map` is dict, `stack` is list,
     `heap` is heapq); a Counter/defaultdict/OrderedDict counts as a dict.
 
@@ -325,6 +392,11 @@ class DataStructureCheck(Check):
             "        self.cap = cap\n        self.q = deque(maxlen=self.cap)\n",
             {"type": "deque", "max-size": 500},
         ),
+        Sample(
+            "def track(orders, update):\n    order_id, status = update\n"
+            "    orders[order_id] = status\n    return orders\n",
+            {"type": "dict"},
+        ),
     )
     violated_by = (
         Sample("def run(jobs):\n    q = list(jobs)\n    return q.pop(0)\n", {"type": "deque"}),
@@ -336,6 +408,12 @@ class DataStructureCheck(Check):
         Sample("def f(a, b):\n    x, y = a, b\n    return x\n", {"type": "set"}),
         Sample(
             "CACHE = {}\n\ndef add(k, v):\n    CACHE[k] = v\n", {"type": "dict", "max-size": 10}
+        ),
+        Sample(  # filled by position: a list the caller made
+            "def scale(values, factor):\n    for i in range(len(values)):\n"
+            "        values[i] = values[i] * factor\n",
+            {"type": "dict"},
+            message="no dict is used",
         ),
     )
 
