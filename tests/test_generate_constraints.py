@@ -22,7 +22,7 @@ from pytest_codeif.checks.builtin import BUILTIN_CHECKS, builtin_registry
 from pytest_codeif.generate.constraint_catalog import BUILTIN_FAMILIES, catalog_of
 from pytest_codeif.generate.constraint_draw import Drawing, draw_problem
 from pytest_codeif.generate.constraint_family import placeholders
-from pytest_codeif.generate.constraint_problems import read_problems
+from pytest_codeif.generate.constraint_problems import fenced, read_problems
 from pytest_codeif.generate.constraint_tests import from_assert_lines, from_human_eval
 from pytest_codeif.generate.constraint_witness import Verdict
 from tests.conftest import FIXTURES
@@ -431,3 +431,10 @@ def test_the_docs_page_lists_every_builtin_family() -> None:
     page = (FIXTURES.parent / "docs" / "generate-constraints.md").read_text()
     for family in BUILTIN_FAMILIES:
         assert f"| `{family.id}` | `{family.check}` " in page, family.id
+
+
+def test_a_reference_holding_a_fence_is_fenced_longer() -> None:
+    """The reference goes into reference.jsonl as a response: a ``` inside its code
+    must not close the block it is given in."""
+    code = 'TICKS = "```"\n'
+    assert fenced(code) == f"````python\n{code}````"

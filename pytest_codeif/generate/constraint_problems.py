@@ -113,8 +113,9 @@ def _entry(value: object) -> str | None:
     return value
 
 
-def _fenced(code: str) -> str:
-    """`code` in a Markdown fence longer than any run of backticks inside it."""
+def fenced(code: str) -> str:
+    """`code` as a Markdown Python block, its fence longer than any run of backticks
+    inside it (a prompt's code, a reference given as a model's response)."""
     longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}python\n{code.rstrip()}\n{fence}"
@@ -143,7 +144,7 @@ def _human_eval(record: Mapping[str, Any]) -> tuple[str, str, str, str | None, P
         raise _Bad(str(exc)) from None
     shown = (
         "Complete the following Python function. Answer with the whole function, and the "
-        "imports it needs, in one Python code block.\n\n" + _fenced(prompt)
+        "imports it needs, in one Python code block.\n\n" + fenced(prompt)
     )
     return _id(record, "task_id"), shown, reference, entry, tests
 
@@ -168,7 +169,7 @@ def _mbpp(record: Mapping[str, Any]) -> tuple[str, str, str, str | None, Problem
         raise _Bad(str(exc)) from None
     shown = (
         f"{text.strip()}\n\nYour code should pass these tests:\n\n"
-        + _fenced("\n".join(line.strip() for line in lines))
+        + fenced("\n".join(line.strip() for line in lines))
         + "\n\nAnswer with the code in one Python code block."
     )
     return f"mbpp-{_id(record, 'task_id')}", shown, reference, entry, tests
@@ -211,9 +212,8 @@ def read_problems(path: Path, shown: str | None = None) -> Problems:
         except _Bad as exc:
             found.bad.append(BadLine(name, number, f"{shape} problem: {exc}"))
             continue
+        # A task id: [A-Za-z0-9_.-], not starting with `-` or `.`.
         key = _UNSAFE.sub("-", problem_id).strip("-.") or "problem"
-        if not key[0].isalnum() and key[0] != "_":
-            key = f"p{key}"
         if key in keys:
             message = f"problem id {problem_id!r} is already given at line {keys[key]}"
             found.bad.append(BadLine(name, number, message))
@@ -224,11 +224,6 @@ def read_problems(path: Path, shown: str | None = None) -> Problems:
             BaseProblem(problem_id, key, shape, prompt, reference, entry, tests, number)
         )
     return found
-
-
-def fenced(code: str) -> str:
-    """`code` as a Markdown Python block (the reference as a model's response)."""
-    return _fenced(code)
 
 
 def fields_read(shapes: Sequence[str]) -> str:
