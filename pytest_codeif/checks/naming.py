@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import Any, ClassVar
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.shared.js_naming import js_spelling, named_js_things
 from pytest_codeif.checks.shared.naming_conventions import (
     CONVENTIONS,
     KINDS,
@@ -52,6 +54,16 @@ class NamingCheck(Check):
     not judged; imported names are not the code's own. kebab-case cannot be a Python
     identifier, so it is not offered.
 
+    JavaScript and TypeScript: the same kinds and options, read the language's way
+    (`checks/shared/js_naming.py`): classes, interfaces and enums are `class`; a
+    variable bound to a function or arrow function is a `function`; a class's methods
+    are `method` (`constructor` aside); a module-level name spelt UPPER_CASE, or a
+    module-level `const` bound to a literal, is a `constant`; `this.x = ...` and class
+    fields are `attribute`; TypeScript's `<T>` and `type X = ...` are `type-variable`
+    and `type-alias`. A private name's `#` and a leading or trailing `$` are no part of
+    its spelling under a convention. The language's own conventions are camelCase
+    functions, methods and variables, PascalCase classes and UPPER_CASE constants.
+
     Options: one entry per kind, each `snake_case`, `camelCase`, `PascalCase`,
     `UPPER_CASE` or `{pattern: REGEX}` (the whole name must match; matched by RE2, a
     linear-time engine, so no backreferences or lookaround).
@@ -66,6 +78,7 @@ class NamingCheck(Check):
 
     name = "naming"
     category = "Coding Style"
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
         "Rename the identifiers the findings list to the required convention, and update every "
         "use of them."
@@ -116,8 +129,68 @@ class NamingCheck(Check):
             """,
             {"variable": "snake_case", "constant": "snake_case"},
         ),
+        Sample(
+            """
+            const MAX_SIZE = 10;
+            const express = require("express");
+
+            class HttpClient {
+              #retries = 0;
+
+              constructor(baseUrl) {
+                this.baseUrl = baseUrl;
+              }
+
+              sendRequest(retryCount, ...$extra) {
+                for (let attempt = 0; attempt < retryCount; attempt++) {
+                  const { id, name: userName } = lookup(attempt);
+                }
+                return MAX_SIZE;
+              }
+            }
+            """,
+            {
+                "class": "PascalCase",
+                "function": "camelCase",
+                "variable": "camelCase",
+                "argument": "camelCase",
+                "attribute": "camelCase",
+                "constant": "UPPER_CASE",
+            },
+            language="javascript",
+        ),
+        Sample(
+            """
+            type JsonValue = string | number;
+            export function firstOf<T>(items: T[]): T {
+              return items[0];
+            }
+            """,
+            {"function": "camelCase", "type-alias": "PascalCase", "type-variable": "UPPER_CASE"},
+            language="typescript",
+        ),
     )
     violated_by = (
+        Sample(
+            """
+            const loadData = (path) => path;
+
+            function save_data(path) {
+              return path;
+            }
+            """,
+            {"function": "camelCase"},
+            language="javascript",
+            message="function `save_data` does not follow camelCase",
+            line=3,
+        ),
+        Sample(
+            "interface user_shape {\n  id: number;\n}\nexport const maxUsers = 10;\n",
+            {"class": "PascalCase", "constant": "UPPER_CASE"},
+            language="typescript",
+            message="constant `maxUsers` does not follow UPPER_CASE",
+            line=4,
+        ),
         Sample("def load_data(path):\n    return path\n", {"function": "camelCase"}),
         Sample("class shopping_cart:\n    pass\n", {"class": "PascalCase"}),
         Sample("def f():\n    totalCount = 0\n    return totalCount\n", {"variable": "snake_case"}),
@@ -158,25 +231,33 @@ class NamingCheck(Check):
             rules["method"] = rules["function"]
         findings: list[Finding] = []
         seen: set[tuple[str, str, str]] = set()
+        named: list[tuple[str, str, str, Callable[[], int], bool]] = []
         for module in ctx.modules():
-            for kind, node in named_things(module):
-                rule = rules.get(kind)
-                if kind == "constant" and rule is None and "variable" in rules:
-                    if follows(node.value, "UPPER_CASE"):
-                        continue
-                    rule = rules["variable"]
-                if rule is None or follows(node.value, rule):
+            named += [
+                (module.relpath, kind, node.value, partial(module.line_of, node), False)
+                for kind, node in named_things(module)
+            ]
+        for js in ctx.js_modules():
+            named += [
+                (js.relpath, kind, node.text(), partial(js.line_of, node), True)
+                for kind, node in named_js_things(js)
+            ]
+        for relpath, kind, name, line_of, is_js in named:
+            rule = rules.get(kind)
+            spelt = js_spelling(name) if is_js else name
+            if kind == "constant" and rule is None and "variable" in rules:
+                if follows(spelt, "UPPER_CASE"):
                     continue
-                key = (module.relpath, kind, node.value)
-                if key in seen:  # one finding per name, at its first binding
-                    continue
-                seen.add(key)
-                findings.append(
-                    Finding(
-                        f"{kind} `{node.value}` does not follow {_describe(rule)}",
-                        _RULE,
-                        module.relpath,
-                        module.line_of(node),
-                    )
+                rule = rules["variable"]
+            if rule is None or follows(spelt if isinstance(rule, str) else name, rule):
+                continue
+            key = (relpath, kind, name)
+            if key in seen:  # one finding per name, at its first binding
+                continue
+            seen.add(key)
+            findings.append(
+                Finding(
+                    f"{kind} `{name}` does not follow {_describe(rule)}", _RULE, relpath, line_of()
                 )
+            )
         return findings

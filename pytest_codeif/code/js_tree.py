@@ -30,6 +30,7 @@ here is iterative, and no node's whole text is read where a bounded snippet will
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -127,6 +128,11 @@ class JsModule:
         top = within if within is not None else self.root
         if not kinds:
             return list(walk(top))
+        # A kind one grammar lacks (`field_definition` is JavaScript's, TypeScript says
+        # `public_field_definition`) is no node of this file: ast-grep would refuse it.
+        kinds = tuple(kind for kind in kinds if known_kind(self.grammar, kind))
+        if not kinds:
+            return []
         if len(kinds) == 1:
             found = top.find_all(kind=kinds[0])
         else:
@@ -146,6 +152,18 @@ class JsModule:
         line = " ".join(part.strip() for part in piece.splitlines() if part.strip())
         cut = end - start > limit * 4 or len(line) > limit
         return line[: limit - 3] + "..." if cut else line
+
+
+@functools.cache
+def known_kind(grammar: Grammar, kind: str) -> bool:
+    """Whether `grammar` has nodes of `kind` (ast-grep refuses a rule naming another)."""
+    from ast_grep_py import SgRoot  # noqa: PLC0415 - see the module's TYPE_CHECKING note
+
+    try:
+        SgRoot("", grammar).root().find(kind=kind)
+    except RuntimeError:
+        return False
+    return True
 
 
 def walk(top: SgNode) -> Iterator[SgNode]:
