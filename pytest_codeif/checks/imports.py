@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Callable, Iterable, Mapping, Set
+from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, ClassVar
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable, listed
 from pytest_codeif.checks.shared.contracts import (
     contract_graph,
     unknown_module,
@@ -16,10 +17,33 @@ from pytest_codeif.checks.shared.import_sites import (
     import_sites,
     imports_module,
 )
+from pytest_codeif.checks.shared.js_imports import js_imports, js_imports_module
 from pytest_codeif.code.import_graph import ImportGraph
+from pytest_codeif.code.languages import JS_FAMILY
 
 _RULE = "imports"
-_NAMES = {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z_][\\w.]*$"}}
+
+
+@dataclass(frozen=True)
+class _Site:
+    """One import, in either language: the name imported, where, and how the language
+    tells whether it imports a wanted module."""
+
+    name: str
+    relpath: str
+    line: int
+    matches: Callable[[str, str], bool]
+
+    def imports(self, wanted: str) -> bool:
+        return self.matches(self.name, wanted)
+
+
+#: A Python module (`os.path`) or an npm package or Node module (`better-sqlite3`,
+#: `@prisma/client`, `lodash/fp`, `node:fs`).
+_NAMES = {
+    "type": "array",
+    "items": {"type": "string", "pattern": "^(node:)?(@[\\w.-]+/)?[A-Za-z_][\\w.-]*(/[\\w.-]+)*$"},
+}
 
 
 class ImportsCheck(Check):
@@ -49,6 +73,16 @@ class ImportsCheck(Check):
     module (`forbid: [requests]` when nothing imports requests is no error); an
     import naming the code's own packages that reaches no module of it is a finding.
 
+    JavaScript and TypeScript: ES modules (`import ... from "m"`, `export ... from
+    "m"`, `import type`), TypeScript's `import x = require("m")`, CommonJS
+    `require("m")` and dynamic `import("m")` with a literal name
+    (`checks/shared/js_imports.py`). Names are npm packages or Node modules as written
+    in the code: a path inside a package counts for it (`lodash/fp` imports `lodash`),
+    `node:fs` is `fs`, a scoped package is named whole (`@prisma/client`); a relative
+    path (`./db`) counts only when written the same. `indirect` is not offered for
+    JS/TS yet (it needs the module graph): asked of a project holding JS/TS it is an
+    error at its line.
+
     Options: `require` and `forbid`, lists of module names; `require-any`, modules of
     which at least one is imported ("read the CSV file": `csv` or `pandas`); at least
     one of the three; `indirect` (default false: only direct imports of a forbidden
@@ -70,6 +104,7 @@ class ImportsCheck(Check):
 
     name = "imports"
     category = "Environment"
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
         "Import the modules the task requires, and remove the imports of forbidden ones, doing "
         "that work with an allowed module instead."
@@ -93,6 +128,15 @@ class ImportsCheck(Check):
         Sample("from functools import lru_cache\n", {"require": ["functools"]}),
         Sample("import collections.abc\n", {"forbid": ["numpy"], "require": ["collections"]}),
         Sample("import pandas as pd\n", {"require-any": ["csv", "pandas"]}),
+        Sample(
+            """
+            import { PrismaClient } from "@prisma/client";
+            import * as path from "node:path";
+            const router = require("express").Router();
+            """,
+            {"require": ["@prisma/client", "express", "path"], "forbid": ["pg", "mysql2"]},
+            language="javascript",
+        ),
         Sample(
             {
                 "app/api/routes.py": "from . import helpers\nfrom ..services import users\n",
@@ -141,6 +185,24 @@ class ImportsCheck(Check):
         ),
         Sample("import numpy as np\n", {"forbid": ["NumPy"]}),
         Sample("m = __import__('sqlite3')\n", {"forbid": ["sqlite3"]}),
+        Sample(
+            """
+            import express from "express";
+            const { Pool } = require("pg");
+            const sqlite = await import("node:sqlite3");
+            """,
+            {"forbid": ["pg", "sqlite3"]},
+            language="javascript",
+            message="imports `pg`, but `pg` is forbidden",
+            line=2,
+        ),
+        Sample(
+            'import type { User } from "./types";\nexport * from "lodash/fp";\n',
+            {"forbid": ["lodash"], "require": ["@prisma/client"]},
+            language="typescript",
+            message="imports `lodash/fp`, but `lodash` is forbidden",
+            line=2,
+        ),
         Sample(  # a chain to an external package
             {
                 "app/api/routes.py": "from app.services import users\n",
@@ -182,6 +244,13 @@ class ImportsCheck(Check):
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         indirect = bool(self.options.get("indirect", False))
+        if indirect and any(f.language in JS_FAMILY for f in ctx.unit.files):
+            raise Undecidable(
+                "invalid-task",
+                "`indirect` follows chains through the project's module graph, which is not "
+                "built for JavaScript or TypeScript yet: judge direct imports (no `indirect`)",
+                key_path=("indirect",),
+            )
         if indirect and "forbid" in self.options:
             graph = contract_graph(ctx, {})
             importers = {m for m, relpath in graph.files.items() if ctx.in_scope(relpath)}
@@ -189,13 +258,22 @@ class ImportsCheck(Check):
             yield from unresolved_findings(ctx, graph, _RULE)
         if "require" not in self.options and "require-any" not in self.options and indirect:
             return  # the graph decided everything: no need to parse with libcst
-        sites = [site for module in ctx.modules() for site in import_sites(module)]
+        sites = [
+            _Site(site.module, site.source.relpath, site.line, imports_module)
+            for module in ctx.modules()
+            for site in import_sites(module)
+        ]
+        sites += [
+            _Site(site.specifier, site.module.relpath, site.line, js_imports_module)
+            for module in ctx.js_modules()
+            for site in js_imports(module)
+        ]
         for wanted in self.options.get("require", []):
-            if not any(imports_module(s.module, wanted) for s in sites):
+            if not any(s.imports(wanted) for s in sites):
                 path = ctx.unit.files[0].relpath
                 yield Finding(f"module `{wanted}` is never imported", _RULE, path, 1)
         choices = self.options.get("require-any", [])
-        if choices and not any(imports_module(s.module, c) for s in sites for c in choices):
+        if choices and not any(s.imports(c) for s in sites for c in choices):
             message = (
                 f"none of {listed(choices, conjunction='or')} is imported"
                 if len(choices) > 1
@@ -206,11 +284,11 @@ class ImportsCheck(Check):
             return
         for banned in self.options.get("forbid", []):
             for site in sites:
-                if imports_module(site.module, banned):
+                if site.imports(banned):
                     yield Finding(
-                        f"imports `{site.module}`, but `{banned}` is forbidden",
+                        f"imports `{site.name}`, but `{banned}` is forbidden",
                         _RULE,
-                        site.source.relpath,
+                        site.relpath,
                         site.line,
                     )
 
