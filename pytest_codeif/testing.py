@@ -318,7 +318,8 @@ def _prove_examples(
     for key, index, code in check.examples.each():
         key_path = (*constraint.location.key_path, "examples", key, index)
         with tempfile.TemporaryDirectory(prefix="codeif-example-") as tmp:
-            verdict = sample_verdict(type(check), Sample(code, check.options), Path(tmp))
+            sample = Sample(code, check.options, language=check.example_language)
+            verdict = sample_verdict(type(check), sample, Path(tmp))
         detail = _misbehaves(key == MATCH, verdict)
         if detail is not None:
             problems.append(ExampleProblem(loaded.location(key_path), constraint.id, detail))

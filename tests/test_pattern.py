@@ -38,6 +38,9 @@ class _Context:
     def modules(self) -> list[ParsedModule]:
         return [self.module]
 
+    def js_modules(self) -> list[object]:
+        return []
+
     def report(self, module: ParsedModule, node: cst.CSTNode, message: str) -> Finding:
         return Finding(message, "pattern", module.relpath, module.line_of(node))
 

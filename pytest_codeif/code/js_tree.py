@@ -110,17 +110,17 @@ class JsModule:
 
         self.grammar: Grammar = grammar_of(source)
         self.root: SgNode = SgRoot(source.text, self.grammar).root()
-        error = self._first_error()
+        error = self.first_error()
         if error is not None and self.grammar == "typescript" and _unnamed(source):
             retried = SgRoot(source.text, "tsx").root()
-            if _first_error(retried) is None:
+            if first_error(retried) is None:
                 self.grammar, self.root, error = "tsx", retried, None
         if error is not None:
             line, what = error
             raise JsSyntaxError(source, line, what)
 
-    def _first_error(self) -> tuple[int, str] | None:
-        return _first_error(self.root)
+    def first_error(self) -> tuple[int, str] | None:
+        return first_error(self.root)
 
     def nodes(self, *kinds: str, within: SgNode | None = None) -> list[SgNode]:
         """The nodes of these kinds below `within` (the whole module by default; `within`
@@ -175,7 +175,7 @@ def walk(top: SgNode) -> Iterator[SgNode]:
         stack.extend(reversed(node.children()))
 
 
-def _first_error(root: SgNode) -> tuple[int, str] | None:
+def first_error(root: SgNode) -> tuple[int, str] | None:
     """(line, what) of the first ERROR or MISSING node of the tree; None when it has none."""
     found: list[tuple[int, int, str]] = []
     for node in root.find_all(kind="ERROR"):

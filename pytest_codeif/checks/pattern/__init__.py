@@ -12,6 +12,7 @@ import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
 from pytest_codeif.checks.pattern.examples import EXAMPLES_SCHEMA, RuleExamples
+from pytest_codeif.checks.pattern.js import JsRule, compile_js_rule
 from pytest_codeif.checks.pattern.match import (
     ANONYMOUS,
     ANONYMOUS_RUN,
@@ -25,6 +26,7 @@ from pytest_codeif.checks.pattern.match import (
 )
 from pytest_codeif.checks.shared.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.languages import JS_FAMILY
 from pytest_codeif.safe_regex import SafePattern, SubjectTooLong
 from pytest_codeif.safe_regex import compile_pattern as compile_regex
 
@@ -151,7 +153,25 @@ class PatternCheck(Check):
     instead. Not modelled: data flow (in `sql = f"..."; cur.execute(sql)` the call's
     argument is no f-string) and the types of objects.
 
+    JavaScript and TypeScript: ast-grep's own pattern language (`checks/pattern/js.py`):
+    JS/TS code where `$X` matches one node, `$$$ARGS` any run of nodes (ast-grep's
+    `...`), `$_` anything; `not`, `inside`, `not-inside` and `where` regexes as above
+    (`qualified` is Python's alone for now). `language: javascript` or `typescript`
+    makes a rule the language's alone (its patterns read with its grammar, Python files
+    left alone; a scope with no file of it is an error); without `language`, a rule is
+    Python's, refused when it is not Python, and read too as JavaScript/TypeScript where
+    its patterns parse so (`eval($X)` is both), each file judged by its own language's
+    form; a JS/TS file meeting a rule whose patterns are not JS/TS is an error, never a
+    pass. A pattern ast-grep cannot parse is an error at its option when the task file
+    is read.
+
     Example:
+
+        - check: pattern
+          id: no-console
+          language: javascript
+          pattern: console.log($$$ARGS)
+          not-inside: "if (require.main === module) { $$$ }"
 
         - check: pattern
           id: requests-timeout
@@ -169,6 +189,7 @@ class PatternCheck(Check):
 
     name = "pattern"
     category = "Code Quality"
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
         "Remove or rewrite the code the rule's pattern matches (each finding shows the code it "
         "matched): the rule forbids that construction."
@@ -184,11 +205,15 @@ class PatternCheck(Check):
             "inside": _ONE_OR_MORE,
             "not-inside": _ONE_OR_MORE,
             "examples": EXAMPLES_SCHEMA,
+            "language": {"enum": ["python", "javascript", "typescript"]},
             "where": {
                 "type": "object",
                 "propertyNames": {
-                    "pattern": r"^\$(\.\.\.)?[A-Z_][A-Z0-9_]*$",
-                    "x-message": "a `where` key is a metavariable such as $X or $...ARGS",
+                    "pattern": r"^\$(\.\.\.|\$\$)?[A-Z_][A-Z0-9_]*$",
+                    "x-message": (
+                        "a `where` key is a metavariable such as $X, $...ARGS (Python) or "
+                        "$$$ARGS (JavaScript)"
+                    ),
                 },
                 "additionalProperties": _CONDITION,
             },
@@ -196,6 +221,33 @@ class PatternCheck(Check):
         "additionalProperties": False,
     }
     satisfied_by = (
+        Sample(
+            """
+            function greet(name) {
+              logger.info("hello", name);
+            }
+            if (require.main === module) {
+              console.log("done");
+            }
+            """,
+            {
+                "pattern": "console.log($$$ARGS)",
+                "not-inside": "if (require.main === module) { $$$ }",
+                "language": "javascript",
+            },
+            language="javascript",
+        ),
+        Sample(
+            """
+            const rows = await db.query("SELECT * FROM users WHERE id = $1", [id]);
+            """,
+            {
+                "any": ["$DB.$RUN($SQL)", "$DB.$RUN($SQL, $$$REST)"],
+                "where": {"$RUN": {"regex": "^(query|execute)$"}, "$SQL": {"regex": "^`"}},
+                "language": "typescript",
+            },
+            language="typescript",
+        ),
         Sample(
             """
             import logging
@@ -274,6 +326,43 @@ class PatternCheck(Check):
         ),
     )
     violated_by = (
+        Sample(
+            """
+            function greet(name) {
+              console.log("hello", name);
+            }
+            """,
+            {
+                "pattern": "console.log($$$ARGS)",
+                "not-inside": "if (require.main === module) { $$$ }",
+                "language": "javascript",
+            },
+            language="javascript",
+            message='`console.log("hello", name)` matches the pattern `console.log($$$ARGS)`',
+            line=2,
+        ),
+        Sample(
+            """
+            export async function find(id: string) {
+              return db.query(`SELECT * FROM users WHERE id = ${id}`);
+            }
+            """,
+            {
+                "any": ["$DB.$RUN($SQL)", "$DB.$RUN($SQL, $$$REST)"],
+                "where": {"$RUN": {"regex": "^(query|execute)$"}, "$SQL": {"regex": "^`"}},
+                "language": "typescript",
+            },
+            language="typescript",
+            message="matches the pattern `$DB.$RUN($SQL)`",
+            line=2,
+        ),
+        Sample(
+            "const run = (input) => eval(input);\n",
+            {"pattern": "eval($X)"},
+            language="javascript",
+            message="`eval(input)` matches the pattern `eval($X)`",
+            line=1,
+        ),
         Sample(
             """
             def greet(name):
@@ -368,6 +457,53 @@ class PatternCheck(Check):
         super().__init__(options)
         if ("pattern" in options) == ("any" in options):
             raise ValueError("give exactly one of `pattern` or `any`")
+        language = options.get("language")
+        #: The rule for JS/TS files (ast-grep's patterns); None when it has none.
+        self.js_rule: JsRule | None = None
+        #: Why the rule has no Python form (None: it has one, or it is JS/TS's alone).
+        self.not_python: str | None = None
+        #: Why the rule has no JS/TS form (None: it has one, or it is Python's alone).
+        self.not_js: str | None = None
+        self.patterns: tuple[Pattern, ...] = ()
+        self.excluded: tuple[Pattern, ...] = ()
+        self.inside: tuple[Pattern, ...] = ()
+        self.not_inside: tuple[Pattern, ...] = ()
+        self.where: dict[str, Condition] = {}
+        #: Code the rule must match and code it must not (`codeif check-samples`).
+        self.examples = RuleExamples.of(options)
+        if language in JS_FAMILY:
+            self.js_rule = compile_js_rule(options, language)
+            return
+        if language == "python":
+            self._compile_python(options)
+            return
+        # No language: a Python rule, refused as one when it is not Python; read too as
+        # JavaScript/TypeScript where its patterns parse so (`eval($X)`), each file
+        # judged by its own language's form.
+        try:
+            self._compile_python(options)
+        except ValueError as exc:
+            hint = ""
+            try:
+                compile_js_rule(options, None)
+                hint = " (for a JavaScript or TypeScript rule, say `language: javascript`)"
+            except ValueError:
+                pass
+            raise ValueError(f"{exc}{hint}") from None
+        try:
+            self.js_rule = compile_js_rule(options, None)
+        except ValueError as exc:
+            self.not_js = str(exc)
+
+    @property
+    def example_language(self) -> str | None:
+        """The language the rule's `examples` are written in (None: Python)."""
+        language = self.options.get("language")
+        if language in JS_FAMILY:
+            return str(language)
+        return None
+
+    def _compile_python(self, options: Mapping[str, Any]) -> None:
         key = "pattern" if "pattern" in options else "any"
         self.patterns = _compile_all(options[key], key)
         self._labels = (
@@ -381,8 +517,6 @@ class PatternCheck(Check):
         self.where = {name: _condition(name, raw) for name, raw in options.get("where", {}).items()}
         self._check_where()
         self._check_not()
-        #: Code the rule must match and code it must not (`codeif check-samples`).
-        self.examples = RuleExamples.of(options)
 
     def _check_where(self) -> None:
         """Each `where` metavariable is bound wherever a match can come from."""
@@ -424,9 +558,31 @@ class PatternCheck(Check):
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         # Every match is a finding: the gate sorts them by changed code and baseline, and
         # a summary finding in their place could be absorbed while a new match hid in it.
-        return [
-            ctx.report(hit.module, hit.node, _describe(hit)) for hit in self.matches(ctx.modules())
+        language = self.options.get("language")
+        python = [] if language in JS_FAMILY else ctx.modules()
+        js = [] if language == "python" else ctx.js_modules()
+        if language is not None and not python and not js:
+            raise Undecidable(
+                "invalid-task",
+                f"the rule is for {language} code, and the constraint's scope holds none",
+                key_path=("language",),
+            )
+        if python and self.not_python is not None:
+            raise Undecidable("invalid-task", f"for the Python code: {self.not_python}")
+        if js and self.js_rule is None:
+            raise Undecidable("invalid-task", f"for the JavaScript/TypeScript code: {self.not_js}")
+        findings = [
+            ctx.report(hit.module, hit.node, _describe(hit)) for hit in self.matches(python)
         ]
+        if self.js_rule is not None:
+            for module in js:
+                for node, pattern in self.js_rule.matches(module):
+                    span = node.range().start
+                    message = f"`{module.snippet(node)}` matches the pattern `{_one_line(pattern)}`"
+                    findings.append(
+                        Finding(message, "pattern", module.relpath, span.line + 1, span.column + 1)
+                    )
+        return findings
 
     def matches(self, modules: Sequence[ParsedModule]) -> list[Match]:
         """Every match of the rule in `modules`, in order, each module's by position;
@@ -581,6 +737,10 @@ def _condition(name: str, raw: Mapping[str, Any]) -> Condition:
         tuple(raw.get("qualified", ())),
         tuple(raw.get("not-qualified", ())),
     )
+
+
+def _one_line(text: str) -> str:
+    return " ".join(part.strip() for part in text.splitlines() if part.strip())
 
 
 def _describe(hit: Match) -> str:
