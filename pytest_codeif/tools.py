@@ -148,8 +148,20 @@ def tool_versions() -> dict[str, str]:
     return found
 
 
+_RUFF_BINARY_LOCK: Final = threading.Lock()
+
+
 def ruff_binary() -> str:
-    """The ruff executable of the installed `ruff` package (not whatever is on PATH)."""
+    """The ruff executable of the installed `ruff` package (not whatever is on PATH).
+    Found once, under a lock: batches ask from several threads, and the first lookup
+    fills `sysconfig`'s variables, which Python 3.11 does without a lock (a second thread
+    then read `EXE` as None and the batch failed)."""
+    with _RUFF_BINARY_LOCK:
+        return _find_ruff_binary()
+
+
+@cache
+def _find_ruff_binary() -> str:
     ruff_main = importlib.import_module("ruff.__main__")
     return str(ruff_main.find_ruff_bin())
 
