@@ -307,17 +307,18 @@ def _language(r: TaskRecord, out: Mapped) -> None:
     out.constraints.append({"check": "python-version", "version": "3.13"})
 
 
+#: Read for "enhanced exception handling", which names no feature of any version: any
+#: exception handling beyond a plain try/except, as models write it: 3.11's exception
+#: groups and notes, or exception chaining (`raise ... from ...`).
+_ENHANCED_EXCEPTIONS: Final = ("exception-groups", "exception-chaining")
 #: What a language-version prompt names, in its words -> the `python-version` feature
-#: that decides it. "Enhanced exception handling" names nothing 3.13 added: read as the
-#: newest such feature, exception groups and notes (3.11), as models write it.
-_VERSION_FEATURES: Final = (
+#: (or features, any one of which counts) that decides it.
+_VERSION_FEATURES: Final[tuple[tuple[str, str | tuple[str, ...]], ...]] = (
     (r"walrus|assignment expression", "walrus"),
     (r"positional-only|position-only", "positional-only"),
     (r"pattern matching|\bmatch\b[^.]{0,20}statement|'match'|`match`", "match"),
-    (
-        r"enhanced (?:exception|error)[- ]handling|exception groups?|except\*",
-        "exception-groups",
-    ),
+    (r"exception groups?|except\*|exceptiongroup", "exception-groups"),
+    (r"enhanced (?:exception|error)[- ]handling", _ENHANCED_EXCEPTIONS),
     (r"self-documenting|f-strings? with `?=", "fstring-equals"),
     (r"dict(?:ionary)? (?:union|merge) operator", "dict-union"),
     (r"removeprefix|removesuffix", "str-removeprefix"),
@@ -350,12 +351,17 @@ def _version(r: TaskRecord, out: Mapped) -> None:
     constraint: dict[str, Any] = {"check": "python-version", "version": version}
     lowered = r.prompt.lower()
     named = [f for pattern, f in _VERSION_FEATURES if re.search(pattern, lowered)]
+    if "exception-groups" in named and _ENHANCED_EXCEPTIONS in named:
+        named.remove(_ENHANCED_EXCEPTIONS)  # exception groups named outright decide
     if named:
-        constraint["features"] = list(dict.fromkeys(named))
-        if "exception-groups" in named:
+        constraint["features"] = [
+            f if isinstance(f, str) else list(f) for f in dict.fromkeys(named)
+        ]
+        if _ENHANCED_EXCEPTIONS in named:
             out.left_out.append(
-                "'enhanced exception handling' read as exception groups and notes "
-                "(`except*`, `ExceptionGroup`, `add_note`: Python 3.11)"
+                "'enhanced exception handling' names no feature of any version: read as "
+                "exception groups and notes (`except*`, `ExceptionGroup`, `add_note`: 3.11) "
+                "or exception chaining (`raise ... from ...`)"
             )
     elif re.search(_VERSION_NEWS.replace("{v}", re.escape(version)), lowered):
         if version in _FEATURE_VERSIONS:

@@ -108,7 +108,19 @@ class PythonVersionCheck(Check):
     parenthesized-context-managers, zip-strict, exception-groups, tomllib, typing-self,
     variadic-generics, task-groups, type-parameters, type-statement, fstring-nesting,
     override, itertools-batched, type-parameter-defaults, deprecated, copy-replace, and
-    stdlib-3.5 ... stdlib-3.13 for a version's other standard-library additions).
+    stdlib-3.5 ... stdlib-3.13 for a version's other standard-library additions, and
+    exception-chaining, `raise ... from ...`, older than the table but named by prompts;
+    an entry may be a list of ids, any one of which counts: `[exception-groups,
+    exception-chaining]`).
+
+    What "uses Python 3.13's features" means: a prompt that names a feature ("Python
+    3.13's walrus operator") asks for that feature, whatever version introduced it (the
+    walrus is 3.8's): `features`. One that names none ("the new features of Python
+    3.13") asks for something that version introduced: `uses` counts only features new
+    in the listed versions, since any older feature is in every later version too and
+    would make the requirement empty. Syntax counts as what it is, not what it looks
+    like: `with (conn := connect()) as conn:` is a parenthesised assignment expression
+    (3.8), not 3.10's parenthesised context managers `with (open(a) as f, open(b) as g):`.
 
     Example:
 
@@ -137,9 +149,19 @@ class PythonVersionCheck(Check):
             },
             "features": {
                 "type": "array",
-                "items": {"enum": list(BY_ID)},
+                "items": {
+                    "oneOf": [
+                        {"enum": list(BY_ID)},
+                        {
+                            "type": "array",
+                            "items": {"enum": list(BY_ID)},
+                            "minItems": 2,
+                            "uniqueItems": True,
+                        },
+                    ],
+                    "x-message": "a feature id, or a list of them (any one of which counts)",
+                },
                 "minItems": 1,
-                "uniqueItems": True,
             },
         },
         "additionalProperties": False,
@@ -192,6 +214,19 @@ class PythonVersionCheck(Check):
         ),
         Sample("from itertools import batched\n", {"uses": "3.12"}),
         Sample("import copy\n\ndef f(p):\n    return copy.replace(p, x=1)\n", {"uses": "3.13"}),
+        Sample(  # either feature of the group counts
+            """
+            import sqlite3
+
+            def load(path):
+                try:
+                    with (conn := sqlite3.connect(path)) as conn:
+                        return conn.execute("select 1").fetchone()
+                except sqlite3.Error as exc:
+                    raise RuntimeError("cannot load") from exc
+            """,
+            {"version": "3.13", "features": ["walrus", ["exception-groups", "exception-chaining"]]},
+        ),
     )
     violated_by = (
         Sample(
@@ -233,6 +268,18 @@ class PythonVersionCheck(Check):
             {"features": ["union-types"]},
             message="does not use union types `X | Y` (PEP 604) (3.10)",
         ),
+        Sample(  # a parenthesised walrus is no parenthesised context manager
+            "def f(path):\n    with (f := open(path)) as f:\n        return f.read()\n",
+            {"features": ["parenthesized-context-managers"]},
+            message="does not use parenthesised context managers",
+        ),
+        Sample(
+            "def f(x):\n    try:\n        return 1 / x\n    except ZeroDivisionError:\n"
+            "        return None\n",
+            {"features": [["exception-groups", "exception-chaining"]]},
+            message="does not use exception groups and notes: `except*`, `ExceptionGroup`, "
+            "`add_note` (PEP 654, 678) (3.11) or exception chaining",
+        ),
     )
 
     def __init__(self, options: Mapping[str, Any]) -> None:
@@ -252,7 +299,11 @@ class PythonVersionCheck(Check):
         self.uses: list[Version] = [
             _version(v) for v in ([uses] if isinstance(uses, str) else uses)
         ]
-        self.features: list[str] = list(options.get("features", []))
+        #: Each entry must be used: a feature id, or a list of ids any one of which counts.
+        self.features: list[list[str]] = [
+            [wanted] if isinstance(wanted, str) else list(wanted)
+            for wanted in options.get("features", [])
+        ]
 
     def tool_configs(self) -> Iterable[ToolConfig]:
         return (self.ruff,) if self.ruff is not None else ()
@@ -315,13 +366,16 @@ class PythonVersionCheck(Check):
                         path=path,
                     )
                 )
-        for wanted in self.features:
-            feature = BY_ID[wanted]
-            used = [(m, f) for m, f in found if f.feature is feature]
+        for group in self.features:
+            wanted = [BY_ID[i] for i in group]
+            used = [(m, f) for m, f in found if f.feature in wanted]
             if used:
+                feature = used[0][1].feature
+                shown = [(m, f) for m, f in used if f.feature is feature]
                 ctx.notes.append(
-                    f"uses {feature.label}: {_places(used)}".replace(f"{feature.title}: ", "")
+                    f"uses {feature.label}: {_places(shown)}".replace(f"{feature.title}: ", "")
                 )
             else:
-                findings.append(ctx.finding(f"does not use {feature.label}", path=path))
+                labels = " or ".join(f.label for f in wanted)
+                findings.append(ctx.finding(f"does not use {labels}", path=path))
         return findings

@@ -7,7 +7,9 @@ resolved through the module's imports (`tomllib`, `typing.Self`, `itertools.batc
 `zip(strict=...)`, a method only one type has, such as `str.removeprefix`). Standard-library
 names typeshed records as added in a version count for that version too (its `VERSIONS`
 file for modules, `sys.version_info` guards for members), so the table lists the
-prominent names and typeshed fills in the long tail. Linters answer the opposite question
+prominent names and typeshed fills in the long tail. One older feature is listed for the
+prompts that name it among newer ones: exception chaining (3.0), part of what "enhanced
+exception handling" asks for; no version's `uses` counts it. Linters answer the opposite question
 (is anything too new for a target?); none says which new features code uses.
 """
 
@@ -286,11 +288,24 @@ def _fstring_nesting(scan: _Scan, node: cst.CSTNode) -> bool:
     return False
 
 
+def _chained(scan: _Scan, node: cst.CSTNode) -> bool:
+    return isinstance(node, cst.Raise) and node.cause is not None
+
+
 def _names(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
 FEATURES: Final[tuple[Feature, ...]] = (
+    # Older than the table's versions, for prompts that name it ("enhanced exception
+    # handling"); no version of `uses` counts it.
+    Feature(
+        "exception-chaining",
+        (3, 0),
+        "exception chaining `raise ... from ...` (PEP 3134)",
+        nodes=(cst.Raise,),
+        test=_chained,
+    ),
     # 3.5
     Feature(
         "async-await",
