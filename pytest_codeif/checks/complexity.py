@@ -79,6 +79,10 @@ class ComplexityCheck(Check):
     1000 to 16000, or the grown inputs' own), `hold` / `scale` (parameters to keep at
     the case's value / to grow, for grown inputs).
 
+    JavaScript and TypeScript: growth is measured by running the code, and JS/TS code
+    cannot be run yet, so a `complexity` constraint on JS/TS files is an error at its
+    `time` (or `space`) option, never a pass.
+
     Example:
 
         - check: complexity
@@ -89,6 +93,7 @@ class ComplexityCheck(Check):
 
     name = "complexity"
     category = "Algorithm"
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
         "Use an algorithm and data structures of the required growth (a set or dict for "
         "lookups, sorting once instead of nested scans, no copies of the input)."
@@ -224,6 +229,15 @@ class ComplexityCheck(Check):
         self.sizes = tuple(sorted(options["sizes"])) if "sizes" in options else None
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        if ctx.js_modules():
+            measure = "time" if "time" in self.options else "space"
+            raise Undecidable(
+                "invalid-task",
+                f"`{measure}` is measured by running the function, and JavaScript or "
+                "TypeScript functions cannot be run yet (the Node harness is not built): "
+                "no verdict",
+                key_path=(measure,),
+            )
         missing = _missing_function(ctx, self.options["function"])
         if missing is not None:
             return [missing]
