@@ -1,7 +1,7 @@
 """The code layer keyed by language (pytest_codeif.code.languages and its users).
 
-Python is the only built-in language; these tests register a toy one for the length of
-a test, to prove that listing, reading, extracting, parsing and import graphs take each
+Python, JavaScript and TypeScript are built in; these tests register a toy one for the
+length of a test, to prove that listing, reading, extracting, parsing and import graphs take each
 file's language from the registry and that a language the layer cannot handle is a
 located error rather than code silently skipped.
 """
@@ -63,8 +63,10 @@ def directory_unit(task: Path) -> CodeUnit:
     return load_unit(spec, task, "k")
 
 
-def test_python_is_the_only_builtin_language() -> None:
+def test_the_builtin_languages() -> None:
     assert language("python") is PYTHON
+    assert language("typescript").suffixes == (".ts", ".tsx", ".mts", ".cts")
+    assert language_of_path("web/app.js") is language("javascript")
     assert language_of_path("pkg/mod.py") is PYTHON
     assert language_of_path("pkg/mod.PY") is None  # the walk matches suffixes exactly
     assert language_of_path("view.toy") is None
