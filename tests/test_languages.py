@@ -192,7 +192,7 @@ def test_a_check_judges_only_its_languages_files(pytester: pytest.Pytester) -> N
     result.assert_outcomes(failed=1, errors=1)
     result.stdout.fnmatch_lines(
         [
-            "*check 'construct' judges python code, and the constraint's scope"
-            " (files: web/**) holds none: the code is written in python, toy*"
+            "*check 'construct' judges javascript, python, typescript code, and the"
+            " constraint's scope (files: web/**) holds none: the code is written in python, toy*"
         ]
     )
