@@ -19,6 +19,7 @@ from pytest_codeif.checks.database import DatabaseCheck
 from pytest_codeif.checks.db_drivers import DbDriversCheck
 from pytest_codeif.checks.declarations import DeclarationsCheck
 from pytest_codeif.checks.defines import DefinesCheck
+from pytest_codeif.checks.dependency_injection import DependencyInjectionCheck
 from pytest_codeif.checks.django_no_connection import DjangoConnectionCheck
 from pytest_codeif.checks.exemplar import ExemplarCheck
 from pytest_codeif.checks.fastapi_bodies import FastapiBodiesCheck
@@ -59,6 +60,7 @@ BUILTIN_CHECKS: tuple[type[Check], ...] = (
     DbDriversCheck,
     DeclarationsCheck,
     DefinesCheck,
+    DependencyInjectionCheck,
     DjangoConnectionCheck,
     ExemplarCheck,
     FastapiBodiesCheck,

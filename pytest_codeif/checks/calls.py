@@ -2,18 +2,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar
+import ast
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, ClassVar, Final
+
+import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.checks.shared.call_sites import call_sites
-from pytest_codeif.checks.shared.structure import scopes
+from pytest_codeif.checks.shared.structure import code_of, scopes
+from pytest_codeif.checks.shared.stub_signatures import accepted_keywords
+from pytest_codeif.code.cst import ParsedModule
 
 _RULE = "calls"
 _NAMES = {
     "type": "array",
     "items": {"type": "string", "pattern": "^[A-Za-z_][\\w.]*$"},
     "minItems": 1,
+}
+_ARGUMENT: Final = {
+    "type": "object",
+    "anyOf": [{"required": ["position"]}, {"required": ["keyword"]}],
+    "properties": {
+        "position": {"type": "integer", "minimum": 1},
+        "keyword": {"type": "string", "pattern": "^[A-Za-z_]\\w*$"},
+        "one-of": {"type": "array", "minItems": 1},
+        "not-one-of": {"type": "array", "minItems": 1},
+    },
+    "additionalProperties": False,
 }
 
 
@@ -72,14 +88,29 @@ class CallsCheck(Check):
     or a capitalised class: `str.upper`, `DataFrame.fillna`) matches any `x.method(...)`
     call whose receiver is not an imported module, class or function.
 
-    Options: `require`, `forbid` (lists of dotted names; at least one), `function`
-    (only look inside this function).
+    A required call counts only when it can do what is asked: a call passing a keyword
+    the callee does not take raises TypeError and is no use of it (the keywords of
+    standard-library callables are read from typeshed's stubs; others are not judged),
+    and with `arguments` each rule must hold for the call's argument at that `position`
+    (1 is the first) or passed by that `keyword`: its value is `one-of` the listed values
+    or `not-one-of` them ("a 32-byte salt from `os.urandom(32)`", "a map backed by the
+    file, not anonymous: `mmap.mmap(fd, ...)` with `fd` not -1"). A value is read when it
+    is a literal or a name the module binds once to one (`SALT_SIZE = 32`); an argument
+    left out or computed is not judged.
+
+    Options: `require`, `require-any` (at least one of these is called), `forbid` (lists
+    of dotted names; at least one of the three), `arguments` (rules for the required
+    calls' arguments), `function` (only look inside this function).
 
     Example:
 
         - check: calls
           require: [functools.lru_cache]
           forbid: [eval, exec]
+
+        - check: calls
+          require-any: [os.urandom, secrets.token_bytes]
+          arguments: [{position: 1, keyword: nbytes, one-of: [32]}]
     """
 
     name = "calls"
@@ -90,8 +121,18 @@ class CallsCheck(Check):
     )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
-        "anyOf": [{"required": ["require"]}, {"required": ["forbid"]}],
-        "properties": {"require": _NAMES, "forbid": _NAMES, "function": {"type": "string"}},
+        "anyOf": [
+            {"required": ["require"]},
+            {"required": ["require-any"]},
+            {"required": ["forbid"]},
+        ],
+        "properties": {
+            "require": _NAMES,
+            "require-any": _NAMES,
+            "forbid": _NAMES,
+            "arguments": {"type": "array", "items": _ARGUMENT, "minItems": 1},
+            "function": {"type": "string"},
+        },
         "additionalProperties": False,
     }
     satisfied_by = (
@@ -107,6 +148,35 @@ class CallsCheck(Check):
             "from collections import namedtuple\n\nP = namedtuple('P', 'x')\n\n"
             "def shout(text):\n    return text.strip().upper()\n",
             {"require": ["namedtuple", "str.upper"]},
+        ),
+        Sample(
+            """
+            import hashlib
+            import secrets
+
+            SALT_BYTES = 32
+
+            def anonymise(email):
+                salt = secrets.token_bytes(SALT_BYTES)
+                return salt.hex() + hashlib.sha256(salt + email.encode()).hexdigest()
+            """,
+            {
+                "require-any": ["os.urandom", "secrets.token_bytes"],
+                "arguments": [{"position": 1, "keyword": "nbytes", "one-of": [32]}],
+            },
+        ),
+        Sample(
+            """
+            import mmap
+
+            def lines(path):
+                with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                    yield from iter(m.readline, b"")
+            """,
+            {
+                "require": ["mmap.mmap"],
+                "arguments": [{"position": 1, "keyword": "fileno", "not-one-of": [-1]}],
+            },
         ),
     )
     violated_by = (
@@ -132,6 +202,44 @@ class CallsCheck(Check):
             message="`sorted` is never called in `f`",
             line=4,
         ),
+        Sample(  # a hard-coded salt: no random source is called
+            """
+            import hashlib
+
+            def anonymise(email):
+                salt = b"fixed-salt-value"
+                return hashlib.sha256(salt + email.encode()).hexdigest()
+            """,
+            {
+                "require-any": ["os.urandom", "secrets.token_bytes"],
+                "arguments": [{"position": 1, "keyword": "nbytes", "one-of": [32]}],
+            },
+            message="none of `os.urandom` or `secrets.token_bytes` is called",
+        ),
+        Sample(  # too short a salt
+            "import os\n\ndef salt():\n    return os.urandom(16)\n",
+            {
+                "require-any": ["os.urandom", "secrets.token_bytes"],
+                "arguments": [{"position": 1, "keyword": "nbytes", "one-of": [32]}],
+            },
+            message="argument 1 is 16, expected one of 32",
+            line=4,
+        ),
+        Sample(  # anonymous memory, not the file
+            "import mmap\n\ndef load(size):\n    return mmap.mmap(-1, size)\n",
+            {
+                "require": ["mmap.mmap"],
+                "arguments": [{"position": 1, "keyword": "fileno", "not-one-of": [-1]}],
+            },
+            message="argument 1 is -1, expected none of -1",
+            line=4,
+        ),
+        Sample(  # a keyword mmap does not take: the call raises TypeError
+            "import mmap\n\ndef load(f):\n    return mmap.mmap(f.fileno(), 0, access_mmap='r')\n",
+            {"require": ["mmap.mmap"]},
+            message="passes `access_mmap=`, a keyword `mmap.mmap` does not take",
+            line=4,
+        ),
     )
 
     def advise(self) -> str:
@@ -139,6 +247,12 @@ class CallsCheck(Check):
         parts = []
         if self.options.get("require"):
             parts.append(f"Call {listed(self.options['require'])}{where} (a decorator counts).")
+        if self.options.get("require-any"):
+            one = listed(self.options["require-any"], conjunction="or")
+            parts.append(f"Call {one}{where}.")
+        if self.options.get("arguments"):
+            rules = "; ".join(_rule_text(r) for r in self.options["arguments"])
+            parts.append(f"Pass the required calls arguments that meet: {rules}.")
         if self.options.get("forbid"):
             forbidden = listed(self.options["forbid"], conjunction="or")
             parts.append(f"Do not call {forbidden}{where}: do that work another way.")
@@ -156,13 +270,24 @@ class CallsCheck(Check):
         findings: list[Finding] = []
         where = self.options.get("function")
         scope_text = f" in `{where}`" if where else ""
+        path, node = places[0][0].relpath, places[0][1]
+        line = places[0][0].line_of(node) if where else 1
         for wanted in self.options.get("require", []):
-            if not any(matches(names, method, wanted) for names, method, _, _ in sites):
-                path, node = places[0][0].relpath, places[0][1]
-                line = places[0][0].line_of(node) if where else 1
+            made = [s for s in sites if matches(s[0], s[1], wanted)]
+            if not made:
                 findings.append(
                     Finding(f"`{wanted}` is never called{scope_text}", _RULE, path, line)
                 )
+            elif not any(self._works(wanted, s) for s in made):
+                findings.extend(self._unusable(wanted, made))
+        choices = self.options.get("require-any", [])
+        made_any = [(w, s) for w in choices for s in sites if matches(s[0], s[1], w)]
+        if choices and not any(self._works(w, s) for w, s in made_any):
+            if not made_any:
+                none = listed(choices, conjunction="or")
+                findings.append(Finding(f"none of {none} is called{scope_text}", _RULE, path, line))
+            for wanted in dict.fromkeys(w for w, _ in made_any):
+                findings.extend(self._unusable(wanted, [s for w, s in made_any if w == wanted]))
         for banned in self.options.get("forbid", []):
             findings.extend(
                 Finding(
@@ -175,3 +300,116 @@ class CallsCheck(Check):
                 if matches(names, method, banned)
             )
         return findings
+
+    def _works(self, wanted: str, site: _Site) -> bool:
+        """Whether a call of `wanted` can do what is asked (see the class doc)."""
+        return not any(_call_problems(wanted, site, self.options.get("arguments", [])))
+
+    def _unusable(self, wanted: str, made: list[_Site]) -> Iterator[Finding]:
+        """A finding for each call of `wanted` that cannot do what is asked."""
+        for site in made:
+            _, _, module, node = site
+            for problem in _call_problems(wanted, site, self.options.get("arguments", [])):
+                yield Finding(
+                    f"`{wanted}` is called here, but {problem}",
+                    _RULE,
+                    module.relpath,
+                    module.line_of(node),
+                )
+
+
+_Site = tuple[set[str], str | None, ParsedModule, cst.CSTNode]
+_MISSING: Final = object()
+
+
+def _rule_text(rule: Mapping[str, Any]) -> str:
+    where = " or ".join(
+        [f"argument {rule['position']}"] * ("position" in rule)
+        + [f"`{rule['keyword']}=`"] * ("keyword" in rule)
+    )
+    if "one-of" in rule:
+        return f"{where} is one of {', '.join(map(repr, rule['one-of']))}"
+    if "not-one-of" in rule:
+        return f"{where} is none of {', '.join(map(repr, rule['not-one-of']))}"
+    return f"{where} is given"
+
+
+def _bound_once(module: ParsedModule) -> dict[str, Any]:
+    """Names the module binds exactly once, to a literal (`SALT_BYTES = 32`)."""
+    values: dict[str, list[Any]] = {}
+    for assign in module.nodes(cst.Assign, cst.AnnAssign, cst.AugAssign):
+        targets = (
+            [t.target for t in assign.targets]
+            if isinstance(assign, cst.Assign)
+            else [assign.target]
+        )
+        value = (
+            _literal(assign.value)
+            if isinstance(assign, (cst.Assign, cst.AnnAssign)) and assign.value is not None
+            else _MISSING
+        )
+        for target in targets:
+            if isinstance(target, cst.Name):
+                values.setdefault(target.value, []).append(value)
+    return {k: v[0] for k, v in values.items() if len(v) == 1 and v[0] is not _MISSING}
+
+
+def _literal(node: cst.BaseExpression) -> Any:
+    """The value of a literal expression, or _MISSING."""
+    if not isinstance(
+        node, (cst.Integer, cst.Float, cst.SimpleString, cst.UnaryOperation, cst.Name)
+    ):
+        return _MISSING
+    if isinstance(node, cst.Name) and node.value not in ("True", "False", "None"):
+        return _MISSING
+    try:
+        return ast.literal_eval(code_of(node).strip())
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _MISSING
+
+
+def _argument(call: cst.Call, rule: Mapping[str, Any]) -> tuple[cst.BaseExpression, str] | None:
+    """The call's argument a rule is about, and how it is named in a message: by
+    keyword, else by position (None: left out, or passed through `*args`/`**kwargs`)."""
+    for arg in call.args:
+        if arg.keyword is not None and arg.keyword.value == rule.get("keyword"):
+            return arg.value, f"`{arg.keyword.value}=`"
+    positional = [a for a in call.args if a.keyword is None]
+    position = rule.get("position")
+    if position is None or any(a.star for a in positional[:position]):
+        return None
+    if position > len(positional):
+        return None
+    return positional[position - 1].value, f"argument {position}"
+
+
+def _call_problems(wanted: str, site: _Site, rules: Sequence[Mapping[str, Any]]) -> Iterator[str]:
+    """Why a call of `wanted` at `site` cannot do what is asked (nothing: it can)."""
+    names, _, module, node = site
+    if not isinstance(node, cst.Call):
+        return  # a decorator: no arguments to judge
+    callee = wanted if "." in wanted and wanted in names else None
+    accepted = accepted_keywords(callee) if callee else None
+    if accepted is not None:
+        for arg in node.args:
+            if arg.keyword is not None and not accepted.accepts(arg.keyword.value):
+                yield (
+                    f"passes `{arg.keyword.value}=`, a keyword `{wanted}` does not take "
+                    "(the call raises TypeError)"
+                )
+    constants = _bound_once(module) if rules else {}
+    for rule in rules:
+        found = _argument(node, rule)
+        if found is None:
+            continue
+        given, where = found
+        value = _literal(given)
+        if value is _MISSING and isinstance(given, cst.Name):
+            value = constants.get(given.value, _MISSING)
+        if value is _MISSING:
+            continue  # computed: not judged
+        allowed, refused = rule.get("one-of"), rule.get("not-one-of")
+        if allowed is not None and value not in allowed:
+            yield f"{where} is {value!r}, expected one of {', '.join(map(repr, allowed))}"
+        elif refused is not None and value in refused:
+            yield f"{where} is {value!r}, expected none of {', '.join(map(repr, refused))}"

@@ -22,7 +22,11 @@ from pytest_codeif.checks.named_algorithm.catalogue import names_technique
 from pytest_codeif.code.extract import extract_python
 from pytest_codeif.functional.growth import canonical
 from pytest_codeif.importers.entry_choice import EntryChoice, choose_entry
-from pytest_codeif.importers.prompt_requirements import read_requirements
+from pytest_codeif.importers.prompt_requirements import (
+    Requirements,
+    read_practices,
+    read_requirements,
+)
 from pytest_codeif.importers.yaml_out import write_task_file
 
 #: MultiCodeIF's type names -> Python annotations.
@@ -685,6 +689,9 @@ def _quality_from_prompt(prompt: str, mapped: Mapped) -> None:
     for pattern, constraint in _QUALITY_RULES:
         if re.search(pattern, prompt, re.IGNORECASE):
             mapped.constraints.append(dict(constraint))
+    practices = Requirements()
+    read_practices(prompt, practices)
+    mapped.constraints.extend(practices.constraints)
     if not mapped.constraints:
         raise Unmapped("the prompt states no rule mapped to a check")
     mapped.left_out.append("derived from the prompt's words; the rest of it is not decided here")

@@ -73,6 +73,30 @@ _NOT_NAMES: Final = frozenset(
 )
 
 
+#: Sources of random bytes fit for a salt or a key (a CSPRNG), by qualified name.
+RANDOM_BYTES: Final = (
+    "os.urandom",
+    "secrets.token_bytes",
+    "secrets.token_hex",
+    "secrets.token_urlsafe",
+    "Crypto.Random.get_random_bytes",
+    "nacl.utils.random",
+)
+#: "hashing with a 32-byte salt", "a salt of 16 bytes", "a random salt".
+_SALT_SIZE: Final = re.compile(
+    r"\b(\d+)[- ]?bytes?\s+(?:random\s+|cryptographic(?:ally secure)?\s+|unique\s+)?salt\b"
+    r"|\bsalt\s+(?:of|with)\s+(\d+)\s+bytes\b",
+    re.IGNORECASE,
+)
+_RANDOM_SALT: Final = re.compile(r"\b(?:random|unique|new|per-\w+)\s+salts?\b", re.IGNORECASE)
+_MEMORY_MAP: Final = re.compile(r"\bmemory[- ]mapp(?:ed|ing)\b|\bmmap\b", re.IGNORECASE)
+#: "accept a tax rate provider interface", "inject a clock interface".
+_INJECTED: Final = re.compile(
+    r"\b(?:accept|take|receive|inject)\w*\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}interface\b",
+    re.IGNORECASE,
+)
+
+
 @dataclass
 class Requirements:
     """The constraints read from a prompt, and what of it they leave undecided."""
@@ -130,7 +154,43 @@ def read_requirements(prompt: str) -> Requirements:
     if _NO_BUILTIN_SORT.search(prompt):
         out.constraints.append({"check": "calls", "forbid": ["sorted", "list.sort"]})
         out.read.append("no built-in sort")
+    read_practices(prompt, out)
     return out
+
+
+def read_practices(prompt: str, out: Requirements) -> None:
+    """Engineering practices a prompt names that the code shows: a salt of a stated size
+    drawn from a secure random source (a hard-coded salt is none); a file read through
+    a memory map backed by the file (not anonymous memory, and not read whole besides);
+    a collaborator received through an interface (dependency injection)."""
+    size = _SALT_SIZE.search(prompt)
+    if size or _RANDOM_SALT.search(prompt):
+        salt: dict[str, Any] = {"check": "calls", "require-any": list(RANDOM_BYTES)}
+        if size:
+            nbytes = int(size.group(1) or size.group(2))
+            salt["arguments"] = [{"position": 1, "keyword": "nbytes", "one-of": [nbytes]}]
+        out.constraints.append(salt)
+        out.read.append("a random salt")
+    if _MEMORY_MAP.search(prompt):
+        out.constraints.append(
+            {
+                "check": "calls",
+                "require-any": ["mmap.mmap", "numpy.memmap"],
+                "arguments": [{"position": 1, "keyword": "fileno", "not-one-of": [-1]}],
+            }
+        )
+        out.constraints.append(
+            {
+                "check": "pattern",
+                "any": ["$F.read()", "$F.readlines()", "$F.read(-1)"],
+                "message": "Do not read the whole file into memory: read it through the "
+                "memory map, a line or a slice at a time.",
+            }
+        )
+        out.read.append("a memory-mapped file")
+    if _INJECTED.search(prompt):
+        out.constraints.append({"check": "dependency-injection"})
+        out.read.append("an injected interface")
 
 
 def _names(
