@@ -28,6 +28,8 @@ from pytest_codeif.functional.behaviour import (
 )
 from pytest_codeif.functional.channel import protocol_error, read_records
 from pytest_codeif.functional.folders import run_paths, unit_files
+from pytest_codeif.functional.node_calls import INVALID_TASK, run_node_calls
+from pytest_codeif.functional.node_entry import uses_node
 from pytest_codeif.functional.plain import Malformed, Unsupported, decode, plain_equal, show
 from pytest_codeif.functional.pytest_file import ended, pytest_results
 from pytest_codeif.outcome import (
@@ -150,7 +152,8 @@ def execute(job: FunctionalJob, settings: RunSettings) -> FunctionalOutcome:
     cases: list[CaseResult] = []
     try:
         if job.calls:
-            cases.extend(_run_calls(job, settings))
+            node = uses_node(job.unit, job.module)
+            cases.extend(_run_node_calls(job, settings) if node else _run_calls(job, settings))
         for index, case in enumerate(job.pytest_files):
             cases.extend(_run_pytest_file(job, settings, case, index))
         log = None
@@ -209,6 +212,8 @@ def _verdict(job: FunctionalJob, cases: list[CaseResult]) -> Verdict:
         kind: ErrorKind = (
             "protocol"
             if any(c.message.startswith(PROTOCOL + ":") for c in errors)
+            else "invalid-task"
+            if any(c.message.startswith(INVALID_TASK + ":") for c in errors)
             else "missing-tool"
             if any(c.message.startswith(MISSING_TOOL + ":") for c in errors)
             else "missing-module"
@@ -219,6 +224,21 @@ def _verdict(job: FunctionalJob, cases: list[CaseResult]) -> Verdict:
         )
         return Verdict("error", error_kind=kind, error=f"{errors[0].label}: {errors[0].message}")
     return Verdict("satisfied")
+
+
+def _run_node_calls(job: FunctionalJob, settings: RunSettings) -> list[CaseResult]:
+    """The call cases of JavaScript or TypeScript code, run by Node.js (`node_calls.py`)."""
+    folders = run_paths(settings.workdir, job.unit, job.folder)
+    return run_node_calls(
+        job.unit,
+        job.calls,
+        module=job.module or job.unit.main_module,
+        timeout=job.timeout,
+        code_dir=folders[0],
+        run=lambda argv, files, limits, stdin: _sandboxed(
+            settings, argv, folders, files, limits, stdin=stdin
+        ),
+    )
 
 
 def _run_calls(job: FunctionalJob, settings: RunSettings) -> list[CaseResult]:

@@ -55,6 +55,11 @@ class Link:
         line = self._requests.readline()
         return json.loads(line) if line else None
 
+    def descriptors(self) -> tuple[int, int]:
+        """The pipes (requests in, replies out), for a worker that hands them to a
+        program it executes (the Node worker, see `node_harness.py`)."""
+        return self._requests.fileno(), self._replies
+
     def send(self, message: dict[str, Any]) -> None:
         data = (json.dumps(message) + "\n").encode()
         view = memoryview(data)

@@ -19,7 +19,7 @@ from jsonschema.protocols import Validator
 
 from pytest_codeif.checks.base import Check
 from pytest_codeif.checks.registry import CheckRegistry
-from pytest_codeif.code.languages import language_of_file
+from pytest_codeif.code.languages import JS_FAMILY, language_of_file
 from pytest_codeif.code.scope import Scope, ScopePatternError, scope_from
 from pytest_codeif.errors import TaskFileError
 from pytest_codeif.spec import (
@@ -521,7 +521,7 @@ class _TaskBuilder:
                 if found is not None:
                     ordered.append(found)
             else:
-                case = self._call(i, raw, entry)
+                case = self._call(i, raw, entry, js=self._js_code(task))
                 if case is not None:
                     calls.append(case)
         behaviour = behaviour_of(service, database, ordered)
@@ -534,8 +534,29 @@ class _TaskBuilder:
             return False
         return (self.folder / value).resolve().is_relative_to((self.folder / directory).resolve())
 
-    def _call(self, i: int, raw: Mapping[str, Any], entry: str | None) -> CallCase | None:
-        """Call case `i`, or None after recording its problem."""
+    def _js_code(self, task: Mapping[str, Any]) -> bool | None:
+        """Whether the task's code is JavaScript or TypeScript as far as the task file
+        tells before the code is read: its `language`, its `file`'s suffix, or a
+        `directory` holding a package.json (a Node project); None when it cannot tell (a
+        response, a directory). Its `call` expressions are JavaScript then, run by
+        Node.js."""
+        given = task.get("language")
+        if isinstance(given, str):
+            return given in JS_FAMILY
+        file, directory = task.get("file"), task.get("directory")
+        if isinstance(file, str):
+            written_in = language_of_file(file)
+            return None if written_in is None else written_in.name in JS_FAMILY
+        if isinstance(directory, str):
+            return (self.folder / directory / "package.json").is_file() or None
+        return False if isinstance(task.get("code"), str) else None
+
+    def _call(
+        self, i: int, raw: Mapping[str, Any], entry: str | None, *, js: bool | None = False
+    ) -> CallCase | None:
+        """Call case `i`, or None after recording its problem; `js`: the task's code is
+        JavaScript or TypeScript, whose `call` need not read as Python (None: not known
+        before the code is read)."""
         loc = self.at("tests", i)
         if "expect" not in raw and "expected_output" not in raw and "raises" not in raw:
             self.problem(
@@ -546,7 +567,20 @@ class _TaskBuilder:
             try:
                 tree = ast.parse(raw["call"], mode="eval")
             except SyntaxError as exc:
-                self.problem(("tests", i, "call"), f"`call` must be a Python expression: {exc.msg}")
+                if js:  # JavaScript, evaluated as it is by Node (see functional/node_calls.py)
+                    return CallCase(
+                        raw.get("name", raw["call"]),
+                        loc,
+                        expression=raw["call"],
+                        args_known=False,
+                        expect=raw.get("expect"),
+                        raises=raw.get("raises"),
+                        approx=raw.get("approx"),
+                    )
+                hint = "" if js is False else " (JavaScript code? give the task `language`)"
+                self.problem(
+                    ("tests", i, "call"), f"`call` must be a Python expression: {exc.msg}{hint}"
+                )
                 return None
             function, args, kwargs, known = _called(tree.body)
             return CallCase(
