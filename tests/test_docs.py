@@ -71,7 +71,7 @@ def test_check_page_holds_docstring_options_and_proven_samples() -> None:
     page = check_page(calls)
     assert documentation(calls) in page
     assert "| `require` | list of string matching" in page
-    assert "Give at least one of: `require`; `forbid`." in page
+    assert "Give at least one of: `require`; `require-any`; `forbid`." in page
     satisfies, violates = page.index("## Satisfies"), page.index("## Violates")
     assert satisfies < violates
     # Every sample is shown, under its verdict, with its options and its pinned message.
