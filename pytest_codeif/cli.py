@@ -39,6 +39,7 @@ from pytest_codeif.code.unit import MAX_FILE_BYTES
 from pytest_codeif.generate import constraints_cli, pacific_cli
 from pytest_codeif.importers.multicodeif import import_multicodeif
 from pytest_codeif.importers.multicodeif_chains import import_chains
+from pytest_codeif.importers.multicodeif_repo import SETTINGS, import_repository
 from pytest_codeif.outcome import Undecidable
 from pytest_codeif.records import Record
 from pytest_codeif.report.feedback import feedback_format, file_lines, write_text
@@ -99,10 +100,16 @@ def merge(paths: Sequence[Path]) -> tuple[dict[str, Any], list[str]]:
 
 
 def import_command(args: argparse.Namespace) -> int:
-    """`codeif import multicodeif[-chains] TASKS RESPONSES... -o DIR`."""
+    """`codeif import multicodeif[-chains] TASKS RESPONSES... -o DIR`, or `codeif import
+    multicodeif REPO -o DIR` for a checkout of the MultiCodeIF repository."""
     try:
-        importer = import_chains if args.format == "multicodeif-chains" else import_multicodeif
-        result = importer(args.tasks, args.responses, args.output)
+        if args.format == "multicodeif" and args.tasks.is_dir():  # the repository itself
+            result = import_repository(args.tasks, args.output, args.setting or tuple(SETTINGS))
+        elif not args.responses:
+            raise ValueError(f"give the responses files after {args.tasks}")
+        else:
+            importer = import_chains if args.format == "multicodeif-chains" else import_multicodeif
+            result = importer(args.tasks, args.responses, args.output)
     except (OSError, ValueError) as exc:
         print(f"codeif import: {exc}", file=sys.stderr)
         return 2
@@ -508,10 +515,22 @@ def build_parser() -> argparse.ArgumentParser:
     import_cmd = commands.add_parser("import", help="turn a benchmark's data into task files")
     formats = import_cmd.add_subparsers(dest="format", required=True)
     multi = formats.add_parser(
-        "multicodeif", help="MultiCodeIF tasks.jsonl and responses/<model>.jsonl files"
+        "multicodeif",
+        help="MultiCodeIF's repository as it is (a checkout), or its tasks.jsonl and "
+        "responses/<model>.jsonl files",
     )
-    multi.add_argument("tasks", type=Path, help="the tasks.jsonl file")
-    multi.add_argument("responses", nargs="+", type=Path, help="one or more responses files")
+    multi.add_argument(
+        "tasks", type=Path, help="a checkout of the MultiCodeIF repository, or tasks.jsonl"
+    )
+    multi.add_argument(
+        "responses", nargs="*", type=Path, help="with tasks.jsonl: one or more responses files"
+    )
+    multi.add_argument(
+        "--setting",
+        action="append",
+        choices=tuple(SETTINGS),
+        help="with a checkout: the results read (repeatable; default: all of them)",
+    )
     multi.add_argument("-o", "--output", type=Path, required=True, help="folder for task files")
     chains = formats.add_parser(
         "multicodeif-chains",
