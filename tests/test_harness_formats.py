@@ -228,11 +228,19 @@ def test_evalplus_folder_names_are_task_ids_written_as_the_harness_does(
         (tmp_path / "samples" / folder).mkdir(parents=True)
         (tmp_path / "samples" / folder / "0.py").write_text(text)
     (tmp_path / "samples" / "My_set_7" / "notes.txt").write_text("not a sample")
+    # What the harnesses write beside the task folders once they evaluated them is no sample.
+    (tmp_path / "samples" / "eval_results.json").write_text("{}")
+    cache = ResponseFiles()
     found, errors = responses_of(
-        "My_set/7", [Entry("samples")], tmp_path, ResponseFiles(), prefix=None, where=WHERE
+        "My_set/7", [Entry("samples")], tmp_path, cache, prefix=None, where=WHERE
     )
     assert errors == []
     assert [(r.label, Path(r.code.value).parent.name) for r in found] == [("s0", "My_set_7")]
+    found, [error] = responses_of(
+        "My_set/9", [Entry("samples")], tmp_path, cache, prefix=None, where=WHERE
+    )
+    assert found == []
+    assert error.message.startswith("no response to task 'My_set/9' in samples/My_set_9/*.py")
 
 
 def test_bigcodebench_files_per_model_are_calibrated(pytester: pytest.Pytester) -> None:

