@@ -51,7 +51,6 @@ const TYPED_ARRAY_PROTOTYPES = new Set([
 const SetHas = uncurry(Set.prototype.has);
 const SetAdd = uncurry(Set.prototype.add);
 const MapGet = uncurry(Map.prototype.get);
-const TypedArraySubarray = uncurry(TypedArrayPrototype.subarray);
 const ReferenceErrorOf = ReferenceError;
 const JSONStringify = JSON.stringify;
 const JSONParse = JSON.parse;
@@ -70,7 +69,6 @@ const decoder = new TextDecoder();
 const Decode = uncurry(TextDecoder.prototype.decode);
 const encoder = new TextEncoder();
 const Encode = uncurry(TextEncoder.prototype.encode);
-const BufferAlloc = Buffer.alloc;
 const setIntervalOf = setInterval;
 const clearIntervalOf = clearInterval;
 const processOn = uncurry(process.on);
@@ -121,7 +119,12 @@ const caseCount = cases.length;
 const MODULE = typeof request.module === "string" ? request.module : "code";
 const ENTRY = request.entry;
 
-const chunk = BufferAlloc(4096);
+// A view made afresh per read over our own buffer: `subarray` would ask the (patchable)
+// constructor of the view for the new one.
+const Uint8ArrayOf = Uint8Array;
+const CHUNK = 4096;
+const raw = new ArrayBuffer(CHUNK);
+const chunk = new Uint8ArrayOf(raw);
 let pending = "";
 
 /** The next request, parsed (null: the supervisor closed the pipe). */
@@ -133,9 +136,9 @@ function receive() {
       pending = StringSlice(pending, end + 1);
       return JSONParse(line);
     }
-    const count = readSync(requestsFd, chunk, 0, 4096, null);
+    const count = readSync(requestsFd, chunk, 0, CHUNK, null);
     if (count === 0) return null;
-    pending = pending + Decode(decoder, TypedArraySubarray(chunk, 0, count));
+    pending = pending + Decode(decoder, new Uint8ArrayOf(raw, 0, count));
   }
 }
 
@@ -256,15 +259,15 @@ function unsupported(what) {
 /** The name of the class whose prototype is `proto`, read without running code. */
 function className(proto) {
   try {
-    if (proto === null || isProxy(proto)) return "a Proxy";
+    if (proto === null || isProxy(proto)) return "(a Proxy)";
     const ctor = ObjectGetOwnPropertyDescriptor(proto, "constructor");
     const fn = ctor !== undefined && ObjectHasOwn(ctor, "value") ? ctor.value : undefined;
-    if (typeof fn !== "function" || isProxy(fn)) return "an unnamed class";
+    if (typeof fn !== "function" || isProxy(fn)) return "(anonymous class)";
     const name = ObjectGetOwnPropertyDescriptor(fn, "name");
     const text = name !== undefined && ObjectHasOwn(name, "value") ? name.value : undefined;
-    return typeof text === "string" && text !== "" ? StringSlice(text, 0, 200) : "an unnamed class";
+    return typeof text === "string" && text !== "" ? StringSlice(text, 0, 200) : "(anonymous class)";
   } catch {
-    return "an unnamed class";
+    return "(anonymous class)";
   }
 }
 
