@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from pytest_codeif.outcome import Finding
+from pytest_codeif.tools_node import BiomeConfig, TscConfig, node_tool_versions
 
 #: How long one batched tool run may take before it is reported as a checker failure.
 TOOL_TIMEOUT: Final = 600.0
@@ -60,7 +61,9 @@ class MypyConfig:
     project: bool = False  # the project's own configuration file, the flags on top
 
 
-ToolConfig = RuffConfig | MypyConfig
+#: Every batched tool's configuration; Biome's and the TypeScript compiler's are in
+#: `tools_node.py`.
+ToolConfig = RuffConfig | MypyConfig | BiomeConfig | TscConfig
 
 #: A project's configuration files each tool reads, in the order the tool prefers them
 #: (a `pyproject.toml` only with the tool's `[tool.ruff]` / `[tool.mypy]` table, a
@@ -145,6 +148,7 @@ def tool_versions() -> dict[str, str]:
             found[name] = version(name)
         except PackageNotFoundError:
             found[name] = "not installed"
+    found.update(node_tool_versions())
     return found
 
 

@@ -14,6 +14,11 @@ from pytest_codeif.testing import sample_verdict
 
 @pytest.mark.parametrize("check", BUILTIN_CHECKS, ids=lambda c: c.name)
 def test_samples_reach_their_declared_verdicts(check: type[Check]) -> None:
+    # A check whose tool is not installed here (Biome, the TypeScript compiler) says
+    # why: its samples would be `missing-tool` errors, proving nothing either way.
+    missing = check.unavailable()
+    if missing is not None:
+        pytest.skip(f"{check.name}: {missing}")
     assert verify_samples(check) == []
 
 

@@ -25,6 +25,7 @@ from pytest_codeif.functional.measure import Request
 from pytest_codeif.outcome import CaseResult, ErrorKind, Finding, Status, Undecidable
 from pytest_codeif.spec import CallCase
 from pytest_codeif.tools import MypyConfig, RuffConfig, ToolConfig
+from pytest_codeif.tools_node import BiomeConfig, TscConfig
 
 __all__ = [
     "CATEGORIES",
@@ -246,6 +247,16 @@ class CheckContext(Protocol):
         """Mypy's errors for this unit, from the batched run for `config`."""
         ...
 
+    def biome(self, config: BiomeConfig) -> list[Finding]:
+        """Biome's findings for this unit's JavaScript and TypeScript, from the batched
+        run for `config`."""
+        ...
+
+    def tsc(self, config: TscConfig) -> list[Finding]:
+        """The TypeScript compiler's errors for this unit's TypeScript, from the batched
+        run for `config`."""
+        ...
+
     def finding(
         self,
         message: str,
@@ -299,9 +310,16 @@ class EngineHints:
         return False
 
     def tool_configs(self) -> Iterable[ToolConfig]:
-        """The tool runs this check will ask for (`ctx.ruff`, `ctx.mypy`), so the engine
-        can batch them ahead."""
+        """The tool runs this check will ask for (`ctx.ruff`, `ctx.mypy`, `ctx.biome`,
+        `ctx.tsc`), so the engine can batch them ahead."""
         return ()
+
+    @classmethod
+    def unavailable(cls) -> str | None:
+        """Why this check cannot run on this machine (a tool it runs is not installed:
+        its verdicts are `missing-tool` errors), or None. Tests of its samples skip
+        with this reason rather than fail."""
+        return None
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from pytest_codeif.checks.acyclic import AcyclicCheck
 from pytest_codeif.checks.algorithm import AlgorithmCheck
 from pytest_codeif.checks.answer import AnswerCheck
 from pytest_codeif.checks.base import Check
+from pytest_codeif.checks.biome import BiomeCheck
 from pytest_codeif.checks.brace_style import BraceStyleCheck
 from pytest_codeif.checks.calls import CallsCheck
 from pytest_codeif.checks.comments import CommentsCheck
@@ -42,6 +43,7 @@ from pytest_codeif.checks.routes import RoutesCheck
 from pytest_codeif.checks.ruff import RuffCheck
 from pytest_codeif.checks.session_injection import SessionInjectionCheck
 from pytest_codeif.checks.signature import SignatureCheck
+from pytest_codeif.checks.tsc import TscCheck
 from pytest_codeif.checks.types import TypesCheck
 from pytest_codeif.checks.values import ValuesCheck
 
@@ -49,6 +51,7 @@ BUILTIN_CHECKS: tuple[type[Check], ...] = (
     AcyclicCheck,
     AlgorithmCheck,
     AnswerCheck,
+    BiomeCheck,
     BraceStyleCheck,
     CallsCheck,
     CommentsCheck,
@@ -82,6 +85,7 @@ BUILTIN_CHECKS: tuple[type[Check], ...] = (
     RuffCheck,
     SessionInjectionCheck,
     SignatureCheck,
+    TscCheck,
     TypesCheck,
     ValuesCheck,
 )

@@ -14,6 +14,7 @@ from typing import Any
 import libcst as cst
 
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.js_suppressions import BIOME_NOTED, TSC_KINDS
 from pytest_codeif.code.js_tree import JsModule
 from pytest_codeif.code.languages import JS_FAMILY, PYTHON
 from pytest_codeif.code.suppressions import MYPY_KINDS
@@ -23,6 +24,7 @@ from pytest_codeif.functional.measure import Request
 from pytest_codeif.outcome import CaseResult, Finding, Undecidable
 from pytest_codeif.spec import CallCase
 from pytest_codeif.tools import MypyConfig, RuffConfig
+from pytest_codeif.tools_node import BiomeConfig, TscConfig
 
 
 class NeedsMoreThanCode(BaseException):
@@ -147,6 +149,21 @@ class EngineContext:
         self._needs_more()
         if not config.honor_ignores:
             self._note_suppressions(MYPY_KINDS, "mypy")
+        return self._tools.findings(config, self._unit)
+
+    def biome(self, config: BiomeConfig) -> list[Finding]:
+        """Biome's findings for this unit, from the batched run for `config`."""
+        self._needs_more()
+        if not config.honor_ignores:
+            self._note_suppressions(BIOME_NOTED, "biome")
+        return self._tools.findings(config, self._unit)
+
+    def tsc(self, config: TscConfig) -> list[Finding]:
+        """The TypeScript compiler's errors for this unit, from the batched run for
+        `config`."""
+        self._needs_more()
+        if not config.honor_ignores:
+            self._note_suppressions(TSC_KINDS, "tsc")
         return self._tools.findings(config, self._unit)
 
     def finding(

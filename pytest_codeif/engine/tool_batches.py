@@ -1,5 +1,8 @@
-"""Ruff and mypy batches: each configuration runs once, in a background thread, over
-every unit planned for it; the findings are then handed out unit by unit.
+"""Ruff, mypy, Biome and TypeScript batches: each configuration runs once, in a background
+thread, over every unit planned for it; the findings are then handed out unit by unit.
+Each tool reads only the files of its languages (ruff and mypy Python's, Biome
+JavaScript's and TypeScript's, the compiler TypeScript's); a unit holding none gets no
+finding from it (the verdict says the check has nothing to judge).
 
 Units are staged (written out) for the tools on the main thread; runs never touch this
 object's state from their threads. Staged copies are removed, in the background, once
@@ -23,8 +26,16 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path, PurePosixPath
 from typing import Final
 
+from pytest_codeif.code.js_suppressions import (
+    BIOME_KINDS,
+    TSC_KINDS,
+    JsSuppression,
+    find_js_suppressions,
+    neutralise_js,
+)
+from pytest_codeif.code.languages import JS_FAMILY, PYTHON, TYPESCRIPT
 from pytest_codeif.code.suppressions import MYPY_KINDS, Suppression, find_suppressions, neutralise
-from pytest_codeif.code.unit import CodeUnit, SourceFile
+from pytest_codeif.code.unit import CodeUnit, OtherFile, SourceFile
 from pytest_codeif.cores import cores_for_this_process
 from pytest_codeif.outcome import Finding, Undecidable
 from pytest_codeif.tools import (
@@ -38,6 +49,15 @@ from pytest_codeif.tools import (
     run_mypy,
     run_ruff,
 )
+from pytest_codeif.tools_node import (
+    BiomeConfig,
+    NodeRun,
+    TscConfig,
+    TscProgram,
+    program_wide,
+    run_biome,
+    run_tsc,
+)
 
 #: A project configuration file larger than this (or not a regular file) is not read.
 MAX_CONFIG_BYTES: Final = 4 * 1024 * 1024
@@ -45,7 +65,11 @@ MAX_CONFIG_BYTES: Final = 4 * 1024 * 1024
 #: What one batch yields: for each tool run, the units it covered, the run, and the
 #: staged name of each unit when the run's paths are relative to the staging dir (None:
 #: relative to one project's own folder).
-_BatchResult = list[tuple[list[CodeUnit], ToolRun, "dict[str, str] | None"]]
+_BatchResult = list[tuple[list[CodeUnit], "ToolRun | NodeRun", "dict[str, str] | None"]]
+
+#: The folder suffix of a staged copy with suppression comments of these kinds blanked
+#: (`<key>_n/` for mypy's, `<key>_b/` for Biome's, `<key>_t/` for TypeScript's).
+_BLANKED_TAGS: Final = {MYPY_KINDS: "n", BIOME_KINDS: "b", TSC_KINDS: "t"}
 
 
 def read_config_file(path: Path) -> bytes | None:
@@ -134,9 +158,10 @@ class ToolBatches:
         self._planned.setdefault(config, {})[unit.key] = unit
 
     def launch_planned(self) -> None:
-        """Launch every planned batch not yet launched; mypy first, as it is the longest
-        run and every other run waits behind it."""
-        for config in sorted(self._planned, key=lambda c: not isinstance(c, MypyConfig)):
+        """Launch every planned batch not yet launched; mypy and the TypeScript compiler
+        first, as they are the longest runs and every other run waits behind them."""
+        slow = (MypyConfig, TscConfig)
+        for config in sorted(self._planned, key=lambda c: not isinstance(c, slow)):
             pending = self._pending(config)
             if pending:
                 self._launch(config, pending)
@@ -166,8 +191,9 @@ class ToolBatches:
     def _launch(self, config: ToolConfig, units: list[CodeUnit]) -> None:
         """Stage `units` (here, on the main thread) and run the tool in the background."""
         # Mypy reads a copy with `# type: ignore` and `# mypy:` comments blanked out,
+        # Biome one without `// biome-ignore`, the compiler one without `// @ts-ignore`,
         # unless the task allows them.
-        neutral = isinstance(config, MypyConfig) and not config.honor_ignores
+        blanked = _blanked_kinds(config)
         chosen: dict[str, str | None] = {}
         if config.project:
             for unit in [u for u in units if u.is_project]:
@@ -178,7 +204,7 @@ class ToolBatches:
                     units = [u for u in units if u is not unit]
             if not units:
                 return
-        names = {unit.key: self._stage(unit, neutral=neutral) for unit in units}
+        names = {unit.key: self._stage(unit, blanked) for unit in units}
         for unit in list(units):
             own = chosen.get(unit.key)
             if own is None:
@@ -243,14 +269,15 @@ class ToolBatches:
         self,
         config: ToolConfig,
         units: list[CodeUnit],
-        run: ToolRun,
+        run: ToolRun | NodeRun,
         names: dict[str, str] | None,
     ) -> None:
         for unit in units:
             if run.failure is not None:
-                self._results[(config, unit.key)] = Undecidable("checker-failure", run.failure)
+                kind = run.failure_kind if isinstance(run, NodeRun) else "checker-failure"
+                self._results[(config, unit.key)] = Undecidable(kind, run.failure)
                 continue
-            if run.blocking:
+            if isinstance(run, ToolRun) and run.blocking:
                 found = [f for findings in run.by_file.values() for f in findings]
                 detail = "; ".join(f"{f.path}:{f.line}: {f.message}" for f in found[:3])
                 self._results[(config, unit.key)] = Undecidable(
@@ -262,6 +289,8 @@ class ToolBatches:
                 for source in unit.files
             }
             reported = _reported_files(run, staged, f"{names[unit.key]}/" if names else "")
+            if not isinstance(reported, Undecidable) and isinstance(run, NodeRun):
+                reported = _file_error(run, staged) or reported
             if isinstance(reported, Undecidable):
                 self._results[(config, unit.key)] = reported
                 continue
@@ -273,17 +302,20 @@ class ToolBatches:
                 )
             self._results[(config, unit.key)] = findings
 
-    def _stage(self, unit: CodeUnit, *, neutral: bool = False) -> str:
+    def _stage(self, unit: CodeUnit, blanked: frozenset[str] = frozenset()) -> str:
         """Write the unit's files for the tools to read, once, and return its staged name.
 
         Each unit gets a folder, `<key>/`, a namespace package for mypy, so that module
         names never collide and a relative import stays what it is in a package (a top
-        level `<key>.py` made it a blocking error). Ruff and mypy read the same copy;
-        `neutral` asks for mypy's suppression comments blanked out, written as `<key>_n/`
-        only for code that has some (for the rest it would be the same text).
+        level `<key>.py` made it a blocking error). The tools read the same copy;
+        `blanked` asks for suppression comments of those kinds blanked out (mypy's,
+        Biome's or TypeScript's), written as `<key>_n/` (`_b/`, `_t/`) only for code
+        that has some (for the rest it would be the same text). A project's TypeScript
+        declaration files (`.d.ts`, not source) are written beside its code, for the
+        compiler to read.
         """
-        mine = [s for s in self.suppressions(unit) if s[1].kind in MYPY_KINDS] if neutral else []
-        name = f"{unit.key}_n" if mine else unit.key
+        mine = [s for s in self.suppressions(unit) if s[1].kind in blanked] if blanked else []
+        name = f"{unit.key}_{_BLANKED_TAGS[blanked]}" if mine else unit.key
         if name in self._staged:
             return name
         for source in unit.files:
@@ -294,9 +326,15 @@ class ToolBatches:
             text = source.text
             if mine:
                 here = [item for path, item in mine if path == source.relpath]
-                text = neutralise(text, here, MYPY_KINDS)
+                js = [item for item in here if isinstance(item, JsSuppression)]
+                text = neutralise_js(text, js, blanked) if js else neutralise(text, here, blanked)
             with open(target, "w", encoding="utf-8") as staged:
                 staged.write(text)
+        for other in _declarations(unit):
+            target = os.path.join(self.units_dir, f"{name}/{other.relpath}")
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as staged_bytes:
+                staged_bytes.write(other.data)
         self._staged.add(name)
         return name
 
@@ -354,7 +392,13 @@ class ToolBatches:
             self._suppressions[unit.key] = [
                 (source.relpath, item)
                 for source in unit.files
-                for item in find_suppressions(source.text)
+                for item in (
+                    find_js_suppressions(source)
+                    if source.language in JS_FAMILY
+                    else find_suppressions(source.text)
+                    if source.language == PYTHON.name
+                    else []
+                )
             ]
         return self._suppressions[unit.key]
 
@@ -367,7 +411,7 @@ class ToolBatches:
 
 
 def _reported_files(
-    run: ToolRun, staged: dict[str, SourceFile], prefix: str
+    run: ToolRun | NodeRun, staged: dict[str, SourceFile], prefix: str
 ) -> dict[str, list[Finding]] | Undecidable:
     """The run's findings about one unit's files (`staged`: staged path -> file; its
     paths start with `prefix` in a shared run), keyed by staged path. A tool names a file
@@ -411,19 +455,24 @@ def _run_batch(
     """Run the tool of `config` over `units`, staged under `root` by `names`; `chosen`
     names each project's own configuration file, staged beside it, when `config` reads
     it. Runs in a worker thread: it reads its arguments only and touches no engine state."""
+    if isinstance(config, BiomeConfig | TscConfig):
+        return _run_node_batch(config, units, names, root, workdir)
     chosen = chosen or {}
-    parts: _BatchResult = []
+    # Ruff and mypy read Python alone (mypy stops on a JavaScript file as on a syntax
+    # error): a unit without Python gets no finding from them.
+    parts: _BatchResult = [([u for u in units if not _python(u)], ToolRun({}), names)]
+    units = [u for u in units if _python(u)]
     if isinstance(config, RuffConfig):
         # A project with its own configuration gets a run rooted at its own folder, where
         # the configuration's paths (`src`, exclusions) mean what they mean there.
         own = [u for u in units if chosen.get(u.key) is not None]
         shared = [u for u in units if chosen.get(u.key) is None]
         if shared:
-            files = [_staged_path(names[u.key], f) for u in shared for f in u.files]
+            files = [_staged_path(names[u.key], f) for u in shared for f in _python(u)]
             parts.append((shared, run_ruff(config, root, files), names))
         for project in own:
             folder = root / names[project.key]
-            files = [f.relpath for f in project.files]
+            files = [f.relpath for f in _python(project)]
             run = run_ruff(config, folder, files, chosen[project.key])
             parts.append(([project], run, None))
         return parts
@@ -442,7 +491,134 @@ def _run_batch(
             parts.append((singles, run, names))
     for project in (u for u in units if u.is_project):
         folder = root / names[project.key]
-        files = [f.relpath for f in project.files]
+        files = [f.relpath for f in _python(project)]
         run = run_mypy(config, folder, files, workdir, chosen.get(project.key))
         parts.append(([project], run, None))
     return parts
+
+
+def _python(unit: CodeUnit) -> tuple[SourceFile, ...]:
+    """The unit's Python files, which ruff and mypy read."""
+    return unit.files_in(PYTHON.name)
+
+
+def _blanked_kinds(config: ToolConfig) -> frozenset[str]:
+    """The suppression comments blanked out of the copy `config`'s tool reads (none
+    when the task allows them, or for ruff, which is told to disregard `# noqa`)."""
+    if isinstance(config, MypyConfig) and not config.honor_ignores:
+        return MYPY_KINDS
+    if isinstance(config, BiomeConfig) and not config.honor_ignores:
+        return BIOME_KINDS
+    if isinstance(config, TscConfig) and not config.honor_ignores:
+        return TSC_KINDS
+    return frozenset()
+
+
+def _declarations(unit: CodeUnit) -> list[OtherFile]:
+    """A project's TypeScript declaration files (`.d.ts`): not source, but part of what
+    the compiler reads."""
+    return [
+        other
+        for other in unit.other_files
+        if other.relpath.endswith(TYPESCRIPT.not_source) and other.text is not None
+    ]
+
+
+def _file_error(run: NodeRun, staged: dict[str, SourceFile]) -> Undecidable | None:
+    """The first file of one unit (`staged`: staged path -> file) the run could not
+    judge, as the unit's error; None when it judged them all."""
+    for path, source in staged.items():
+        found = run.file_errors.get(path)
+        if found is not None:
+            kind, why = found
+            return Undecidable(kind, f"{source.relpath}: {why}")
+    return None
+
+
+def _run_node_batch(
+    config: BiomeConfig | TscConfig,
+    units: list[CodeUnit],
+    names: dict[str, str],
+    root: Path,
+    workdir: Path,
+) -> _BatchResult:
+    """Biome over every unit's JavaScript and TypeScript in one run; the compiler over
+    every single unit's TypeScript in one program, each project in a program of its own
+    (rooted at its folder: it imports its own files), and an answer that reaches into
+    the whole program's declarations (`program_wide`) alone, all the programs in one
+    process. A run that crashes is run again on each half of its units, down to the
+    unit that crashes it."""
+    parts: _BatchResult = []
+    if isinstance(config, BiomeConfig):
+        judged = [u for u in units if _js(u)]
+        parts.append(([u for u in units if not _js(u)], NodeRun({}), names))
+
+        def lint(group: list[CodeUnit]) -> NodeRun:
+            files = [_staged_path(names[u.key], f) for u in group for f in _js(u)]
+            return run_biome(config, root, files, workdir)
+
+        parts.extend((group, run, names) for group, run in _halved(lint, judged))
+        return parts
+    typed = [u for u in units if _ts(u)]
+    parts.append(([u for u in units if not _ts(u)], NodeRun({}), names))
+    singles = [u for u in typed if not u.is_project and not _reaches_out(u)]
+    alone = [u for u in typed if u.is_project or _reaches_out(u)]
+
+    def program(group: list[CodeUnit]) -> TscProgram:
+        """One program for answers side by side, files relative to the staging dir."""
+        return TscProgram(root, tuple(_staged_path(names[u.key], f) for u in group for f in _ts(u)))
+
+    def own(unit: CodeUnit) -> TscProgram:
+        """A program of its own, rooted at the unit's folder (a project imports its own
+        files by their paths there)."""
+        return TscProgram(
+            root / names[unit.key],
+            tuple(f.relpath for f in _ts(unit)),
+            tuple(f.relpath for f in _declarations(unit)),
+            singles=not unit.is_project,
+        )
+
+    def check(group: list[CodeUnit]) -> NodeRun:
+        return run_tsc(config, [program(group)], workdir)[0]
+
+    groups: list[list[CodeUnit]] = ([singles] if singles else []) + [[u] for u in alone]
+    programs = ([program(singles)] if singles else []) + [own(u) for u in alone]
+    runs = run_tsc(config, programs, workdir) if programs else []
+    died = len(runs) > 1 and all(run.crashed for run in runs)
+    for group, each, first in zip(groups, programs, runs, strict=True):
+        # The whole process died: each program again on its own.
+        run = run_tsc(config, [each], workdir)[0] if first.crashed and died else first
+        if run.crashed and len(group) > 1:
+            parts.extend((half, done, names) for half, done in _halved(check, group))
+            continue
+        parts.append((group, run, names if each.root == root else None))
+    return parts
+
+
+def _halved(
+    run: Callable[[list[CodeUnit]], NodeRun], units: list[CodeUnit]
+) -> list[tuple[list[CodeUnit], NodeRun]]:
+    """`run` over `units`; when it crashes, over each half again, so that a unit that
+    crashes the tool spoils only itself."""
+    if not units:
+        return []
+    done = run(units)
+    if not done.crashed or len(units) == 1:
+        return [(units, done)]
+    middle = len(units) // 2
+    return _halved(run, units[:middle]) + _halved(run, units[middle:])
+
+
+def _js(unit: CodeUnit) -> list[SourceFile]:
+    """The unit's JavaScript and TypeScript files, which Biome reads."""
+    return [f for f in unit.files if f.language in JS_FAMILY]
+
+
+def _ts(unit: CodeUnit) -> tuple[SourceFile, ...]:
+    """The unit's TypeScript files, which the compiler checks."""
+    return unit.files_in(TYPESCRIPT.name)
+
+
+def _reaches_out(unit: CodeUnit) -> bool:
+    """Whether one of the unit's TypeScript files could change how others check."""
+    return any(program_wide(f.text) for f in _ts(unit))

@@ -42,6 +42,7 @@ from pytest_codeif.report.records import with_gate
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
 from pytest_codeif.text import counted as _many
 from pytest_codeif.tools import MypyConfig
+from pytest_codeif.tools_node import TscConfig
 
 
 def skip_reason(
@@ -61,9 +62,9 @@ def skip_reason(
     if not files:
         return None
     needs = needs_of(constraint.check)
-    whole = any(isinstance(config, MypyConfig) for config in needs.tool_configs)
+    whole = any(isinstance(config, MypyConfig | TscConfig) for config in needs.tool_configs)
     if needs.judges_import_graph or whole:
-        # A chain of imports, or mypy's types, cross files: a change anywhere in the
+        # A chain of imports, or mypy's or tsc's types, cross files: a change anywhere in the
         # code can break what the scope holds.
         if any(gate.changed(source.origin) for source in unit.files):
             return None
