@@ -10,6 +10,7 @@ import json
 import math
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -56,13 +57,13 @@ def harness_pass_at_k(samples: dict[str, list[bool]], ks: list[int]) -> dict[int
     }
 
 
-def _report(path: Path) -> dict:
-    report = json.loads(path.read_text(encoding="utf-8"))
+def _report(path: Path) -> dict[str, Any]:
+    report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     jsonschema.validate(report, json.loads(SCHEMA_PATH.read_text(encoding="utf-8")))
     return report
 
 
-def _passed(report: dict) -> dict[str, dict[str, list[bool]]]:
+def _passed(report: dict[str, Any]) -> dict[str, dict[str, list[bool]]]:
     """Per model, per task: whether each sample's tests passed, in sample order."""
     found: dict[str, dict[str, dict[int, bool]]] = {}
     for task in report["tasks"]:
@@ -75,7 +76,7 @@ def _passed(report: dict) -> dict[str, dict[str, list[bool]]]:
     }
 
 
-def _given(group: dict) -> dict[int, float]:
+def _given(group: dict[str, Any]) -> dict[int, float]:
     return {int(k): v for k, v in group["pass_at_k"].items() if v is not None}
 
 

@@ -33,7 +33,9 @@ def _converted(folder: Path) -> tuple[Path, list[Path]]:
     """The fixture as the corpus converts the repository: tasks.jsonl (key
     `<type>/<id>`, tests from testcase/), responses/<model>.jsonl and
     self_repair/R<k>-<model>.jsonl (each record's last turn), Python tasks only."""
-    tasks, answers, repaired = [], [], []
+    tasks: list[dict[str, Any]] = []
+    answers: list[dict[str, Any]] = []
+    repaired: list[dict[str, Any]] = []
     for path in sorted((REPO / "dataset/instructions/single_level").glob("*.json")):
         tests = json.loads((REPO / "dataset/instructions/testcase" / path.name).read_text())
         for task, with_tests in zip(json.loads(path.read_text()), tests, strict=True):
@@ -70,7 +72,7 @@ def _converted(folder: Path) -> tuple[Path, list[Path]]:
 
 def _tasks(path: Path) -> list[dict[str, Any]]:
     """The file's tasks, `metadata.responses` (the file each came from) left out."""
-    tasks = yaml.safe_load(path.read_text(encoding="utf-8"))["tasks"]
+    tasks: list[dict[str, Any]] = yaml.safe_load(path.read_text(encoding="utf-8"))["tasks"]
     for task in tasks:
         task["metadata"].pop("responses")
     return tasks

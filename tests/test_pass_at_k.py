@@ -7,9 +7,11 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+from typing import Any, cast
 
 import pytest
 
+from pytest_codeif.records import Record
 from pytest_codeif.report.figures.groups import (
     RULES,
     AtK,
@@ -40,18 +42,22 @@ def test_the_estimator_is_the_harnesses() -> None:
     assert pass_at_k(5, 2, 1) == pytest.approx(0.4)
 
 
-def _records(model: str, task: str, passed: list[bool]) -> list[dict[str, object]]:
-    """One functional and one constraint record per sample of `task`."""
-    records: list[dict[str, object]] = []
+def _records(model: str, task: str, passed: list[bool]) -> list[Record]:
+    """One functional and one constraint record per sample of `task` (the fields the
+    figures read)."""
+    records: list[dict[str, Any]] = []
     for sample, ok in enumerate(passed):
         status = "satisfied" if ok else "violated"
-        common = {"file": "t.codeif.yaml", "task": f"{task}[{model}-s{sample}]"}
-        common["metadata"] = {"model": model}
+        common = {
+            "file": "t.codeif.yaml",
+            "task": f"{task}[{model}-s{sample}]",
+            "metadata": {"model": model},
+        }
         records.append({**common, "kind": "functional", "status": status, "cases": []})
         records.append(
             {**common, "kind": "constraint", "status": status, "check": "ruff", "category": "S"}
         )
-    return records
+    return cast("list[Record]", records)
 
 
 #: Two tasks of model m: one with 5 samples (2 pass), one with 3 (1 passes).
