@@ -1,0 +1,192 @@
+"""Biome's lint runs: its configuration as a task gives it, its rules, and one `biome
+lint` over many files.
+
+Biome reads a `biome.json` of ours (`--config-path`, outside the code's folder: a
+`biome.json` planted beside the code is never read), which turns off everything of its
+own discovery (version control, ignore files, the formatter).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any, Final
+
+from pytest_codeif.outcome import ErrorKind, Finding
+from pytest_codeif.tools_node.found import (
+    BIOME_PACKAGE,
+    biome_binary,
+    biome_package,
+    missing_tool_message,
+)
+from pytest_codeif.tools_node.runs import (
+    BIOME_BREAKS,
+    NodeRun,
+    Positions,
+    config_folder,
+    numbers,
+    relative,
+    run,
+    tail,
+)
+
+#: Biome skips larger files (its default is 1 MiB); a unit's file holds at most 2 MB of
+#: characters, up to four bytes each.
+_BIOME_MAX_SIZE: Final = 16 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class BiomeConfig:
+    """Biome lint settings: the selectors run (`--only`, none: the preset's rules) and
+    skipped (`--skip`), the preset (`none`, `recommended`, `all`), and other
+    `biome.json` settings as sorted (dotted key, JSON value) pairs."""
+
+    only: tuple[str, ...]
+    skip: tuple[str, ...] = ()
+    settings: tuple[tuple[str, str], ...] = ()
+    preset: str = "none"
+    honor_ignores: bool = False  # the task lets `// biome-ignore` comments hide findings
+    #: Never set: the engine's batches ask it of every configuration (the project's own
+    #: configuration is not read for Biome).
+    project: bool = False
+
+
+#: Biome's rule groups, as `--only` and `biome-ignore` name them.
+BIOME_GROUPS: Final = (
+    "a11y",
+    "complexity",
+    "correctness",
+    "nursery",
+    "performance",
+    "security",
+    "style",
+    "suspicious",
+)
+
+
+@dataclass(frozen=True)
+class BiomeRules:
+    """The installed Biome's rules (name -> group) and rule domains."""
+
+    groups: Mapping[str, str]
+    domains: frozenset[str]
+
+
+def biome_rules() -> BiomeRules | None:
+    """The installed Biome's rules, read from its configuration schema (None: Biome is
+    not installed from npm, so names are not known ahead of a run)."""
+    package = biome_package()
+    return None if package is None else _rules_in(package / "configuration_schema.json")
+
+
+@cache
+def _rules_in(schema_path: Path) -> BiomeRules | None:
+    try:
+        schema = json.loads(schema_path.read_text(encoding="utf-8"))
+        defs = schema.get("$defs") or schema.get("definitions") or {}
+        groups = {
+            rule: group
+            for group in BIOME_GROUPS
+            for rule in defs[group[0].upper() + group[1:]]["properties"]
+            if rule != "recommended"
+        }
+        domains = frozenset(defs.get("RuleDomains", {}).get("properties", {}))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return BiomeRules(groups, domains)
+
+
+def biome_configuration(config: BiomeConfig) -> dict[str, Any]:
+    """The whole `biome.json` of a run: nothing of Biome's own discovery (no version
+    control, no ignore files, no formatter), only the linter with the task's settings."""
+    document: dict[str, Any] = {
+        "root": True,
+        "vcs": {"enabled": False},
+        "files": {"ignoreUnknown": True, "maxSize": _BIOME_MAX_SIZE},
+        "formatter": {"enabled": False},
+        "assist": {"enabled": False},
+        "linter": {"enabled": True, "rules": {"preset": config.preset}},
+    }
+    for key, value in config.settings:
+        *parents, last = key.split(".")
+        here = document
+        for part in parents:
+            child = here.setdefault(part, {})
+            if not isinstance(child, dict):
+                child = here[part] = {}
+            here = child
+        here[last] = json.loads(value)
+    return document
+
+
+def run_biome(config: BiomeConfig, root: Path, files: Sequence[str], workdir: Path) -> NodeRun:
+    """Run `biome lint` once on `files` (relative to `root`) with only `config`'s
+    settings, written to a `biome.json` of ours in `workdir`."""
+    binary = biome_binary()
+    if binary is None:
+        return NodeRun({}, missing_tool_message("Biome", BIOME_PACKAGE), "missing-tool")
+    config_dir = config_folder(workdir, "biome", "biome.json", biome_configuration(config))
+    cmd = [binary, "lint", f"--config-path={config_dir}", "--reporter=json"]
+    cmd += ["--max-diagnostics=none", "--diagnostic-level=info", "--colors=off"]
+    cmd += [f"--only={selector}" for selector in config.only]
+    cmd += [f"--skip={selector}" for selector in config.skip]
+    cmd += ["--", *files]
+    proc = run(cmd, root)
+    if isinstance(proc, str):
+        return NodeRun({}, proc)
+    try:
+        report = json.loads(proc.stdout)
+        diagnostics = report["diagnostics"]
+    except (ValueError, KeyError, TypeError):
+        return _biome_refused(proc)
+    return _biome_findings(diagnostics, root)
+
+
+def _biome_refused(proc: subprocess.CompletedProcess[str]) -> NodeRun:
+    """A Biome run that printed no report: the task's settings refused, or a crash."""
+    said = tail(proc.stderr or proc.stdout)
+    if "configuration" in said.lower() or "couldn't parse" in said.lower():
+        return NodeRun({}, f"Biome refused the task's settings: {said}", "invalid-task")
+    return NodeRun({}, f"biome exited with {proc.returncode}: {said}", crashed=True)
+
+
+def _biome_findings(diagnostics: object, root: Path) -> NodeRun:
+    """Findings of Biome's JSON report: lint diagnostics; a file Biome could not parse
+    or read has no verdict; an error about no file (the settings) fails the run."""
+    by_file: dict[str, list[Finding]] = {}
+    errors: dict[str, tuple[ErrorKind, str]] = {}
+    texts = Positions(root)
+    for item in diagnostics if isinstance(diagnostics, list) else []:
+        if not isinstance(item, dict):
+            continue
+        category = str(item.get("category") or "")
+        message = str(item.get("message") or "")
+        location = item.get("location") or {}
+        where = location.get("path") if isinstance(location, dict) else None
+        start = location.get("start") if isinstance(location, dict) else None
+        line, column = numbers(start)
+        if not isinstance(where, str) or not where:
+            if item.get("severity") == "error":
+                kind: ErrorKind = (
+                    "invalid-task" if _settings_category(category) else ("checker-failure")
+                )
+                return NodeRun({}, f"biome: {category}: {message}", kind)
+            continue
+        path = relative(where, root)
+        if category.startswith("lint/"):
+            line, column = texts.relocate(path, line, column, BIOME_BREAKS)
+            by_file.setdefault(path, []).append(Finding(message, category, path, line, column))
+        elif category == "parse":
+            line, _ = texts.relocate(path, line, column, BIOME_BREAKS)
+            errors.setdefault(path, ("syntax-error", f"Biome cannot parse line {line}: {message}"))
+        elif item.get("severity") == "error" and not category.startswith("suppressions/"):
+            errors.setdefault(path, ("checker-failure", f"biome: {category}: {message}"))
+    return NodeRun(by_file, file_errors=errors)
+
+
+def _settings_category(category: str) -> bool:
+    return category.split("/", 1)[0] in ("configuration", "deserialize", "flags")
