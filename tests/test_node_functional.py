@@ -288,3 +288,29 @@ def test_an_entry_that_swallows_the_scope_line_still_reaches_its_exports(
     result, outcomes = run_codeif(pytester)
     assert outcomes == {"swallowed": ("violated", None)}
     result.stdout.fnmatch_lines(["*hidden(): expected 1, but it threw ReferenceError: hidden is*"])
+
+
+SERVICE = FIXTURES / "node" / "service"
+
+
+@needs_node
+@needs_bwrap
+def test_a_node_backend_runs_as_a_service(pytester: pytest.Pytester) -> None:
+    """`node server.js` started by the stage as any service is: requests judged, the call
+    cases of its store beside them; the same backend with a broken route fails."""
+    shutil.copytree(SERVICE, pytester.path, dirs_exist_ok=True)
+    broken = pytester.path / "broken"
+    shutil.copytree(pytester.path / "todo", broken)
+    server = broken / "server.js"
+    server.write_text(
+        server.read_text().replace("return send(response, 201,", "return send(response, 200,")
+    )
+    task_file = pytester.path / "service.codeif.yaml"
+    text = task_file.read_text()
+    broken_task = text.split("tasks:\n", 1)[1].replace("id: todo-api", "id: broken-api")
+    task_file.write_text(text + broken_task.replace("directory: todo", "directory: broken"))
+    result, outcomes = run_codeif(pytester, "--codeif-sandbox=bubblewrap")
+    assert outcomes == {"todo-api": ("satisfied", None), "broken-api": ("violated", None)}
+    result.stdout.fnmatch_lines(
+        ["*create: *status*201*200*", "*listening on 8080*"], consecutive=False
+    )
