@@ -31,7 +31,10 @@ def function(code: str) -> FunctionRef:
         ("def f(p):\n    return list(range(p))\n", {"int", "bool"}),
         ("def f(p):\n    return p / 2\n", {"int", "float", "bool"}),
         ("def f(p):\n    return p[1:]\n", {"list", "tuple", "str"}),
-        ("def f(p):\n    for x in p:\n        print(p[0])\n", {"list", "tuple", "str", "dict"}),
+        (
+            "def f(p):\n    for x in p:\n        print(p[0])\n",
+            {"list", "tuple", "str", "dict", "collections.deque"},
+        ),
         (
             "def f(p):\n    if not isinstance(p, (int, float)):\n        raise TypeError\n",
             {"int", "float", "bool"},

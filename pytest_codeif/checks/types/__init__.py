@@ -25,6 +25,7 @@ from pytest_codeif.checks.shared.shapes import (
 )
 from pytest_codeif.checks.shared.structure import FunctionRef, code_of, parameters, require_function
 from pytest_codeif.checks.types.docstring_types import Declared, declared
+from pytest_codeif.checks.types.name_types import matrix_use, named_type
 from pytest_codeif.checks.types.usage_types import param_types, return_kind
 from pytest_codeif.functional.plain import Unsupported, decode
 
@@ -45,6 +46,9 @@ _DICTS: Final = ("collections.Counter", "collections.defaultdict", "collections.
 #: Containers YAML cannot write: a list argument is no evidence for or against them.
 _NOT_IN_YAML: Final = ("tuple", "set", "frozenset", "collections.deque", "queue.Queue")
 _BUILTINS: Final = frozenset({"str", "int", "float", "bool", "list", "dict", "set", "tuple"})
+#: Collections whose parameters a function may take when it only iterates, measures,
+#: indexes or unpacks them (a dict is no such collection: iterating one reads its keys).
+_COLLECTIONS: Final = frozenset({"list", "tuple", "set"})
 
 
 def canonical_type(text: str | cst.BaseExpression) -> str:
@@ -130,14 +134,19 @@ class _Verdict:
 
 
 def _from_usage(state: _State, name: str, expected: str) -> _Verdict:
-    """An unannotated, unobserved parameter judged by what the code does with it."""
+    """An unannotated, unobserved parameter judged by what the code does with it (a
+    matrix by its nested use, see `name_types`)."""
     inferred = param_types(state.ref, name)
+    base = expected if is_shape(expected) else _parts(expected)[0]
+    if base == "matrix" and (rows := matrix_use(state.ref, name)):
+        return _Verdict("match", rows)
     if inferred.types is None:
         return _Verdict("unknown", f"parameter `{name}` ({inferred.why})")
     if expected == "json-text" and inferred.json_text:
         return _Verdict("match")
-    base = expected if is_shape(expected) else _parts(expected)[0]
     wanted = {"str"} if base in ("json-text", "datetime-text") else _NUMERIC.get(base, {base})
+    if base in _CLASSES.values() and base in inferred.types:
+        return _Verdict("match")  # `q.popleft()`: only a deque has it
     if base not in _BUILTINS and not base.endswith("-text"):
         return _Verdict("unknown", f"parameter `{name}` (its uses cannot show `{expected}`)")
     candidates = inferred.types
@@ -150,12 +159,27 @@ def _from_usage(state: _State, name: str, expected: str) -> _Verdict:
         )
     if candidates <= wanted | ({"bool"} if "int" in wanted else set()) and not is_shape(base):
         return _Verdict("match")
+    if base in _COLLECTIONS and not is_shape(base):
+        # Used only as a collection (iterated, measured, indexed, unpacked): the function
+        # takes the list, tuple or set it is asked to take; which one no use can tell.
+        return _Verdict("match")
     shown = ", ".join(sorted(candidates))
     return _Verdict("unknown", f"parameter `{name}` (its uses allow {shown}: {inferred.why})")
 
 
+def _by_name(name: str, expected: str, otherwise: _Verdict) -> _Verdict:
+    """What the parameter's name says: a match when it names the expected type (or, for
+    a float, an int), else `otherwise` (a name never shows a mismatch)."""
+    named = named_type(name)
+    base = expected if is_shape(expected) else _parts(expected)[0]
+    if named is not None and named in _NUMERIC.get(base, {base}):
+        return _Verdict("match", f"named `{name}`")
+    return otherwise
+
+
 def _judge_param(state: _State, param: cst.Param, index: int, expected: str) -> _Verdict:
-    """Annotation first, then the arguments of cases that returned, then the code's uses."""
+    """Annotation first, then the arguments of cases that returned, then the code's uses,
+    then the docstring's declared type, then the parameter's name."""
     name = param.name.value
     admitted = ""
     if param.annotation is not None:
@@ -183,12 +207,14 @@ def _judge_param(state: _State, param: cst.Param, index: int, expected: str) -> 
         return _Verdict("match")  # the annotation admits the shape; nothing contradicts it
     used = _from_usage(state, name, expected)
     written = state.declared.params.get(name)
-    if used.verdict != "unknown" or written is None:
+    if used.verdict != "unknown":
         return used
+    if written is None:
+        return _by_name(name, expected, used)
     written = canonical_type(written)
     found = _kind_matches(written, expected, state.classes)
     if found is None:
-        return used
+        return _by_name(name, expected, used)
     if found:
         return _Verdict("match")
     return _Verdict(
@@ -244,13 +270,22 @@ class TypesCheck(Check):
     through `p.items()` a dict, `p.sort()` a list, `p.add()` a set, `range(p)` or
     arithmetic a number; a return whose normal path (the last statement) is a literal
     tuple, list, dict, set, f-string, comparison, builtin constructor call (`set(x)`,
-    `len(x)`, `sorted(x)`, `json.dumps(x)`, `Counter(x)`), or a local name only ever
-    assigned such values, has that type. Formatting (`f"{p}"`) shows nothing (anything
-    formats); a method no builtin has, a rebound name, or a call of the code's own
-    function leaves the type open. Where uses leave it open, a type the docstring
-    declares decides (Google `name (type):`, Sphinx `:type name:` / `:rtype:`, NumPy
-    `name : type`; the author's own statement of the interface). Failing all of these,
-    the check is undecidable (`no-observations`).
+    `len(x)`, `sorted(x)`, `json.dumps(x)`, `Counter(x)`), a call of the code's own
+    helper (what the helper returns), or a local name only ever assigned such values,
+    has that type; branches that return different kinds agree where each is known (a
+    `None` or an open position in one branch takes the others' kind: `return box, True`
+    and `return None, False` return a tuple[tuple, bool]), and `x if c else ""` is a str.
+    A parameter the function only iterates, measures, indexes or unpacks takes the
+    list, tuple or set asked for (which of them no use tells, and each works); one kept
+    as a heap (`heapq.heappush(p, x)`) is a list, one opened as a path a str, one
+    with `popleft()` a deque, and one used as rows of values (`p[i][j]`, `len(p[0])`,
+    a loop over each row) a matrix. Formatting (`f"{p}"`) shows nothing (anything
+    formats); a method no builtin has or a rebound name leaves the type open. Where uses
+    leave it open, a type the docstring declares decides (Google `name (type):`, Sphinx
+    `:type name:` / `:rtype:`, NumPy `name : type`; the author's own statement of the
+    interface), and then the parameter's name, which only confirms (`file_path` is a
+    str, `grades_map` a dict, `is_active` a bool; a name never shows a mismatch).
+    Failing all of these, the check is undecidable (`no-observations`).
 
     Shapes: `graph`, `matrix`, `tree`, `json-text` and `datetime-text` may stand wherever
     a type does. An annotation proves a shape (`dict[str, list[str]]` is a graph,
@@ -377,6 +412,34 @@ class TypesCheck(Check):
             """,
             {"function": "summary", "param-types": ["dict"], "returns": "json-text"},
         ),
+        Sample(  # iterated only: it takes the tuple asked for; the path is named one
+            """
+            def load(file_path, operations):
+                with open(file_path) as handle:
+                    for operation in operations:
+                        handle.seek(operation)
+            """,
+            {"function": "load", "param-types": ["str", "tuple"]},
+        ),
+        Sample(  # rows of values; a helper's return; a None fallback in a branch
+            """
+            def empty():
+                return {}
+
+            def scan(grid, offset):
+                if not grid:
+                    return None, False
+                for row in grid:
+                    for cell in row:
+                        offset += cell
+                return empty(), True
+            """,
+            {
+                "function": "scan",
+                "param-types": ["matrix", "float"],
+                "returns": "tuple[dict, bool]",
+            },
+        ),
     )
     violated_by = (
         Sample(
@@ -436,6 +499,11 @@ class TypesCheck(Check):
             "def flatten(grid):\n    return [x for row in grid for x in row]\n",
             {"function": "flatten", "returns": "matrix"},
             calls=[{"function": "flatten", "args": [[[1, 2], [3, 4]]]}],
+        ),
+        Sample(  # kept as a heap: a list, whatever its name says
+            "import heapq\n\ndef next_job(jobs_map):\n    return heapq.heappop(jobs_map)\n",
+            {"function": "next_job", "param-types": ["dict"]},
+            message="is used as list, not `dict`",
         ),
     )
 

@@ -37,7 +37,8 @@ _NUMBER: Final = frozenset({"int", "float", "bool"})
 _NUMBERS: Final = ("int", "float", "bool", "number")
 _SEQUENCE: Final = frozenset({"list", "tuple", "str"})
 _BUILTIN_TYPES: Final = frozenset({"str", "int", "float", "bool", "list", "dict", "set", "tuple"})
-_CONTAINER: Final = frozenset({"list", "tuple", "str", "dict", "set"})
+_CONTAINER: Final = frozenset({"list", "tuple", "str", "dict", "set", "collections.deque"})
+_DEQUE: Final = "collections.deque"
 _STR_METHODS: Final = frozenset(
     [
         "lower",
@@ -81,7 +82,8 @@ _STR_METHODS: Final = frozenset(
 _METHODS: Final[dict[str, frozenset[str]]] = {
     **{m: frozenset({"str"}) for m in _STR_METHODS},
     **{m: frozenset({"dict"}) for m in ("items", "keys", "values", "get", "setdefault")},
-    **{m: frozenset({"list"}) for m in ("append", "extend", "insert", "sort", "reverse")},
+    **{m: frozenset({"list", _DEQUE}) for m in ("append", "extend", "insert", "reverse")},
+    "sort": frozenset({"list"}),
     **{
         m: frozenset({"set"})
         for m in (
@@ -96,14 +98,25 @@ _METHODS: Final[dict[str, frozenset[str]]] = {
             "isdisjoint",
         )
     },
-    "count": _SEQUENCE,
-    "index": _SEQUENCE,
-    "pop": frozenset({"list", "dict", "set"}),
-    "remove": frozenset({"list", "set"}),
-    "copy": frozenset({"list", "dict", "set"}),
-    "clear": frozenset({"list", "dict", "set"}),
+    "count": _SEQUENCE | {_DEQUE},
+    "index": _SEQUENCE | {_DEQUE},
+    "pop": frozenset({"list", "dict", "set", _DEQUE}),
+    "remove": frozenset({"list", "set", _DEQUE}),
+    "copy": frozenset({"list", "dict", "set", _DEQUE}),
+    "clear": frozenset({"list", "dict", "set", _DEQUE}),
     "update": frozenset({"dict", "set"}),
+    # only a deque has these (a deque is no builtin, so they are read by name only)
+    **{
+        m: frozenset({"collections.deque"})
+        for m in ("popleft", "appendleft", "extendleft", "rotate")
+    },
 }
+#: Functions whose first argument is a path: a str (or a PathLike, which a task calls
+#: a string just as well).
+_PATH_FUNCTIONS: Final = frozenset(
+    {"builtins.open", "pathlib.Path", "os.listdir", "os.stat", "os.remove", "os.makedirs"}
+    | {"os.scandir", "os.walk", "shutil.copy", "shutil.rmtree", "io.open"}
+)
 #: Builtins that take any iterable, and what passing `p` to them says.
 _ITERABLE_FUNCTIONS: Final = frozenset(
     "builtins." + f
@@ -170,6 +183,8 @@ _STR_RESULT_METHODS: Final = (
     - {m for m in _STR_METHODS if m.startswith("is")}
 )
 _DATETIME_TEXT_METHODS: Final = frozenset({"strftime", "isoformat"})
+#: Helpers whose returns are followed through calls, at most this deep.
+_CALL_DEPTH: Final = 4
 
 
 @dataclass(frozen=True)
@@ -253,6 +268,15 @@ def _passed(module: ParsedModule, call: cst.Call, name: str, negated: bool) -> I
             yield checked, f"checks `{_code(call)}`", call
     elif "json.loads" in qualified:
         yield frozenset({"str"}), f"passes `{name}` to `json.loads`", call
+    elif args and _is_name(args[0], name) and any(q.startswith("heapq.heap") for q in qualified):
+        # heappush, heappop, heapify, heapreplace, heappushpop keep a list as a heap
+        yield frozenset({"list"}), f"keeps `{name}` as a heap (`{sorted(qualified)[0]}`)", call
+    elif (
+        args
+        and _is_name(args[0], name)
+        and (qualified & _PATH_FUNCTIONS or any(q.startswith("os.path.") for q in qualified))
+    ):
+        yield frozenset({"str"}), f"passes `{name}` as a path to `{sorted(qualified)[0]}`", call
     elif "builtins.range" in qualified:
         yield frozenset({"int", "bool"}), f"passes `{name}` to `range`", call
     elif "builtins.len" in qualified:
@@ -276,7 +300,7 @@ def _operator_uses(module: ParsedModule, function: cst.FunctionDef, name: str) -
         elif isinstance(index, cst.Index) and (
             _number(index.value) or isinstance(index.value, cst.BinaryOperation)
         ):
-            yield _SEQUENCE | {"dict"}, f"indexes `{name}[{_code(index.value)}]`", sub
+            yield _SEQUENCE | {"dict", _DEQUE}, f"indexes `{name}[{_code(index.value)}]`", sub
     yield from _binary_uses(module, function, name)
 
 
@@ -373,10 +397,23 @@ class ReturnKind:
 class _Kinds:
     """Kinds of expressions inside one function, following local names."""
 
-    def __init__(self, module: ParsedModule, function: cst.FunctionDef) -> None:
+    def __init__(
+        self,
+        module: ParsedModule,
+        function: cst.FunctionDef,
+        calling: frozenset[str] = frozenset(),
+    ) -> None:
         self.module = module
         self.function = function
         self.classes = {qual for qual, node in module.definitions if isinstance(node, cst.ClassDef)}
+        #: The module's own functions, whose returns a call of them is read as.
+        self.functions = {
+            qual: node
+            for qual, node in module.definitions
+            if isinstance(node, cst.FunctionDef) and "." not in qual
+        }
+        #: Functions whose return is being read (a call back into one is unknown).
+        self.calling = calling | {function.name.value}
         self._assigned: dict[str, list[cst.BaseExpression | None]] = {}
         self._augmented: dict[str, list[cst.AugAssign]] = {}
         self._collect()
@@ -401,7 +438,8 @@ class _Kinds:
         others += [w.asname.name for w in module.nodes(cst.WithItem, within=body) if w.asname]
         for other in others:
             self._unknown(_bound_names(other))
-        self._unknown([p.name.value for p in _all_params(self.function.params)])
+        self.params = {p.name.value for p in _all_params(self.function.params)}
+        self._unknown(sorted(self.params))
 
     def _unknown(self, names: list[str]) -> None:
         for name in names:
@@ -425,21 +463,68 @@ class _Kinds:
         if isinstance(expr, cst.BinaryOperation):
             return self._binary(expr, seen)
         if isinstance(expr, cst.IfExp):
-            body, orelse = self.of(expr.body, seen), self.of(expr.orelse, seen)
-            return body if body == orelse else None
+            return self._either(expr, seen)
         if isinstance(expr, cst.Call):
             return self._call(expr, seen)
         return None
 
+    def _either(self, expr: cst.IfExp, seen: frozenset[str]) -> str | None:
+        """`a if c else b`: the kind both sides have; a None side is a fallback for
+        nothing found (the other side's kind stands), and so is a literal facing a side
+        the structure leaves open (`heap[0][1] if heap else ""`: a str)."""
+        body, orelse = self.of(expr.body, seen), self.of(expr.orelse, seen)
+        if body == orelse:
+            return body
+        for one, other, node in ((body, orelse, expr.body), (orelse, body, expr.orelse)):
+            if one == "None" and other is not None:
+                return other
+            if other is None and one not in (None, "None") and _literal_kind(node) is not None:
+                return one
+        return None
+
     def _name(self, name: str, seen: frozenset[str]) -> str | None:
         values = self._assigned.get(name)
-        if not values or name in seen or None in values:
+        if not values:
+            return self._module_name(name)
+        if name in self.params and values == [None]:
+            # A parameter never rebound: the one type its uses leave, if they leave one.
+            ref = FunctionRef(self.module, self.function, self.function.name.value)
+            used = param_types(ref, name).types
+            return next(iter(used)) if used is not None and len(used) == 1 else None
+        if name in self.params and values.count(None) == 1 and self._defaults_to_none(name):
+            # `def f(items, db=None): if db is None: db = {}`: the value it is given
+            # when none is passed shows its kind.
+            given = {self.of(v, seen | {name}) for v in values if v is not None}
+            return given.pop() if len(given) == 1 else None
+        if name in seen or None in values:
             return None
         kinds = {self.of(v, seen | {name}) for v in values if v is not None}
         kind = kinds.pop() if len(kinds) == 1 else None
         for aug in self._augmented.get(name, []):
             kind = _augmented(kind, aug.operator, self.of(aug.value, seen | {name}))
         return kind
+
+    def _defaults_to_none(self, name: str) -> bool:
+        return any(
+            p.name.value == name and isinstance(p.default, cst.Name) and p.default.value == "None"
+            for p in _all_params(self.function.params)
+        )
+
+    def _module_name(self, name: str) -> str | None:
+        """A name the function does not bind: the module's, when every module-level
+        assignment of it is a literal or display of one kind (`DATABASE = {}`)."""
+        values = [
+            small.value
+            for statement in self.module.tree.body
+            if isinstance(statement, cst.SimpleStatementLine)
+            for small in statement.body
+            if isinstance(small, cst.Assign)
+            and any(
+                isinstance(t.target, cst.Name) and t.target.value == name for t in small.targets
+            )
+        ]
+        kinds = {_literal_kind(v) for v in values}
+        return kinds.pop() if len(kinds) == 1 and None not in kinds else None
 
     def _binary(self, expr: cst.BinaryOperation, seen: frozenset[str]) -> str | None:
         left, right = self.of(expr.left, seen), self.of(expr.right, seen)
@@ -467,9 +552,23 @@ class _Kinds:
                 return name.rpartition(".")[2]
         if isinstance(func, cst.Name) and func.value in self.classes:
             return func.value
+        if (
+            isinstance(func, cst.Name)
+            and func.value in self.functions
+            and func.value not in self.calling
+            and len(self.calling) < _CALL_DEPTH
+        ):
+            # A helper of the code's own: what its normal path returns.
+            called = FunctionRef(self.module, self.functions[func.value], func.value)
+            return return_kind(called, self.calling).kind
         if isinstance(func, cst.Attribute):
             return self._method(func, seen)
         if "builtins.sum" in qualified and len(call.args) == 1:
+            added = call.args[0].value
+            if isinstance(added, (cst.GeneratorExp, cst.ListComp)) and isinstance(
+                added.elt, cst.Integer
+            ):
+                return "int"  # `sum(1 for u in users if u.active)` counts
             return "number"  # without a start, sum adds numbers (0 + a timedelta fails)
         if "builtins.round" in qualified and call.args:
             if len(call.args) == 1:
@@ -572,14 +671,15 @@ def _final_return(body: cst.BaseSuite) -> cst.Return | cst.If | None:
     return last if isinstance(last, cst.If) else None
 
 
-def return_kind(ref: FunctionRef) -> ReturnKind:
-    """The kind the normal path of `ref` returns, judged from structure alone."""
+def return_kind(ref: FunctionRef, calling: frozenset[str] = frozenset()) -> ReturnKind:
+    """The kind the normal path of `ref` returns, judged from structure alone (`calling`:
+    the functions whose returns are being read, when `ref` is a helper one calls)."""
     module, function = ref.module, ref.node
     if module.nodes(cst.Yield, within=function.body) and not _nested_only(
         module, function, cst.Yield
     ):
         return ReturnKind("generator", "the function yields")
-    kinds = _Kinds(module, function)
+    kinds = _Kinds(module, function, calling)
     last = _final_return(function.body)
     if isinstance(last, cst.If):
         return _branches(kinds, last)
@@ -617,7 +717,54 @@ def _branches(kinds: _Kinds, last: cst.If) -> ReturnKind:
         branch = branch.orelse
     if len(set(found)) == 1 and found[0] is not None:
         return ReturnKind(found[0], f"every branch of the final `if` returns a {found[0]}")
+    merged = _merged(found)
+    if merged is not None:
+        return ReturnKind(merged, f"the branches of the final `if` agree on a {merged}")
     return ReturnKind(None, "the branches of the final `if` return different kinds")
+
+
+def _merged(kinds: list[str | None]) -> str | None:
+    """The kind branches agree on where each is known: a branch returning None is a
+    fallback (the others decide), and tuples of one length agree position by position,
+    a position one branch leaves open or fills with None taking the others' kind
+    (`return box, True, label` and `return None, False, ""`: a tuple[tuple, bool, str])."""
+    if not kinds or any(k is None for k in kinds):
+        return None
+    merged: str | None = "None"
+    for kind in kinds:
+        merged = _merge_two(merged, kind) if merged is not None else None
+    return None if merged in (None, "None", "?") else merged
+
+
+def _merge_two(one: str, other: str | None) -> str | None:
+    if other is None:
+        return None
+    if one == other or other in ("?", "None"):
+        return one
+    if one in ("?", "None"):
+        return other
+    left, right = _tuple_items(one), _tuple_items(other)
+    if left is None or right is None or len(left) != len(right):
+        return None
+    items = [_merge_two(a, b) for a, b in zip(left, right, strict=True)]
+    if any(i is None for i in items):
+        return None
+    return f"tuple[{', '.join(i for i in items if i is not None)}]"
+
+
+def _tuple_items(kind: str) -> list[str] | None:
+    """The kinds inside `tuple[a, b[c, d]]`, split at its top level; None: no tuple."""
+    if not (kind.startswith("tuple[") and kind.endswith("]")):
+        return None
+    items, depth, current = [], 0, ""
+    for char in kind[len("tuple[") : -1]:
+        depth += (char == "[") - (char == "]")
+        if char == "," and depth == 0:
+            items.append(current.strip())
+            current = ""
+        else:
+            current += char
+    return [*items, current.strip()]
 
 
 def _nested_only(module: ParsedModule, function: cst.FunctionDef, kind: type[cst.CSTNode]) -> bool:
