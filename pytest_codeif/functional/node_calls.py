@@ -16,8 +16,10 @@ no keyword arguments).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Sequence
+from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
@@ -34,7 +36,14 @@ from pytest_codeif.functional.node_tools import (
     find_node,
     find_typescript,
 )
-from pytest_codeif.functional.node_transpile import TranspileError, transpile, transpiled
+from pytest_codeif.functional.node_transpile import (
+    SCRIPT as TRANSPILE_SCRIPT,
+)
+from pytest_codeif.functional.node_transpile import (
+    TranspileError,
+    transpile,
+    transpiled,
+)
 from pytest_codeif.functional.plain import Malformed, decode
 from pytest_codeif.functional.pytest_file import PROTOCOL, ended
 from pytest_codeif.outcome import CaseResult
@@ -115,6 +124,29 @@ def run_node_calls(
         judged = _judge_run([calls[i] for i in sent], done, unit, entry, timeout)
         results.update(zip(sent, judged, strict=True))
     return [results[i] for i in range(len(calls))]
+
+
+@cache
+def fingerprint() -> dict[str, Any]:
+    """What decides a Node run besides the code and the cases, for verdict cache keys:
+    Node's version, the TypeScript compiler's, and the scripts run with them (which the
+    plugin's fingerprint, made of its Python files, does not cover)."""
+    node = find_node()
+    typescript = find_typescript()
+    version: Any = None
+    if typescript is not None:
+        try:
+            version = json.loads((typescript / "package.json").read_text()).get("version")
+        except (OSError, ValueError, AttributeError):
+            version = str(typescript)
+    scripts = hashlib.sha256()
+    for script in (NODE_SCRIPT, TRANSPILE_SCRIPT):
+        scripts.update(script.read_bytes())
+    return {
+        "node": None if node is None else ".".join(map(str, node.version)),
+        "typescript": version,
+        "scripts": scripts.hexdigest(),
+    }
 
 
 def _sent_case(case: CallCase) -> dict[str, Any]:

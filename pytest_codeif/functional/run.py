@@ -29,6 +29,7 @@ from pytest_codeif.functional.behaviour import (
 from pytest_codeif.functional.channel import protocol_error, read_records
 from pytest_codeif.functional.folders import run_paths, unit_files
 from pytest_codeif.functional.node_calls import INVALID_TASK, run_node_calls
+from pytest_codeif.functional.node_calls import fingerprint as node_fingerprint
 from pytest_codeif.functional.node_entry import uses_node
 from pytest_codeif.functional.plain import Malformed, Unsupported, decode, plain_equal, show
 from pytest_codeif.functional.pytest_file import ended, pytest_results
@@ -143,6 +144,8 @@ def describe(job: FunctionalJob, sandbox: str) -> dict[str, Any]:
     }
     if job.behaviour is not None:
         described["behaviour"] = describe_behaviour(job.behaviour)
+    if job.calls and uses_node(job.unit, job.module):
+        described["node"] = node_fingerprint()
     return described
 
 

@@ -275,13 +275,17 @@ def python_dirs_in_tmp() -> list[str]:
 @cache
 def _python_dirs() -> tuple[Path, ...]:
     """The interpreter, its standard library and site-packages, and this package (an
-    editable install lives outside site-packages), without nested duplicates."""
+    editable install lives outside site-packages), without nested duplicates; and the
+    Node.js executable when it lies outside the system folders (`_node_binary`)."""
     wanted = {
         Path(p).resolve()
         for p in (sys.base_prefix, sys.prefix, sys.exec_prefix, sys.base_exec_prefix)
     }
     wanted.add(Path(sys.executable).resolve().parent)
     wanted.add(PACKAGE_DIR)
+    node = _node_binary()
+    if node is not None:
+        wanted.add(node)
     ordered = sorted(wanted, key=lambda p: len(p.parts))
     kept: list[Path] = []
     for path in ordered:
@@ -289,6 +293,19 @@ def _python_dirs() -> tuple[Path, ...]:
         if not system and not any(path.is_relative_to(k) for k in kept):
             kept.append(path)
     return tuple(kept)
+
+
+def _node_binary() -> Path | None:
+    """Node.js' executable (run by the call cases of JavaScript code, by its path), when
+    it lies outside the system folders (nvm's, a release unpacked in /opt): the file
+    alone, which needs no more than the system's libraries, never the folder it is in (a
+    home folder's `.local`). Not under /tmp, whose runs get a fresh one."""
+    found = shutil.which("node") or shutil.which("nodejs")
+    if found is None:
+        return None
+    node = Path(found).resolve()
+    system = any(node.is_relative_to(s) for s in _SYSTEM_DIRS)
+    return None if system or node.is_relative_to("/tmp") else node
 
 
 @cache
