@@ -204,11 +204,17 @@ def responses_of(
         found += reading.found
         errors += reading.errors
     if not found and not errors:
-        shown = ", ".join(names) or "no file"
-        message = (
-            f"no response to task {task_id!r} in {shown} (a record names its task by "
-            f"{', '.join(TASK_FIELDS)}; give `task-id` if the files use another id)"
-        )
+        if names:
+            message = (
+                f"no response to task {task_id!r} in {', '.join(names)} (a record names its "
+                f"task by {', '.join(TASK_FIELDS)}; give `task-id` if the files use another id)"
+            )
+        else:
+            given = ", ".join(repr(e.path) for e in entries)
+            message = (
+                f"no response to task {task_id!r}: {given} matches no file of responses "
+                "yet (put the models' answers there: JSONL records, or one file per response)"
+            )
         errors.append(TaskFileError(where, message))
     return list(_labelled(found)), errors
 
