@@ -60,6 +60,7 @@ class AcyclicCheck(Check):
 
     name = "acyclic"
     category = ARCHITECTURE
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
         "Break the cycle at the dependency the finding names: move what both packages need into "
         "a lower module they can both import, or pass it in from the caller (a parameter or a "
@@ -109,6 +110,18 @@ class AcyclicCheck(Check):
             {},
             message="closes the cycle app.services.",
         ),
+        Sample(  # CommonJS: a cycle between two folders of a Node project
+            {
+                "lib/middleware/auth.js": "const { sign } = require('../utils/jwt');\n",
+                "lib/utils/jwt.js": (
+                    "const jwt = require('jsonwebtoken');\n"
+                    "const { HttpError } = require('../middleware');\n"
+                ),
+                "lib/middleware/index.js": "module.exports = { HttpError: class {} };\n",
+            },
+            {"ancestors": ["lib"]},
+            message="lib.utils -> lib.middleware (1 import: lib.utils.jwt -> lib.middleware (l.2))",
+        ),
     )
 
     def __init__(self, options: Mapping[str, Any]) -> None:
@@ -121,7 +134,7 @@ class AcyclicCheck(Check):
         return True
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
-        graph = contract_graph(ctx, self.options)
+        graph = contract_graph(ctx, self.options, self.options.get("ancestors", ()))
         return self.decide(graph) + unresolved_findings(ctx, graph, self.name)
 
     def decide(self, graph: ImportGraph) -> list[Finding]:

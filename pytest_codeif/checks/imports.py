@@ -17,7 +17,7 @@ from pytest_codeif.checks.shared.import_sites import (
     import_sites,
     imports_module,
 )
-from pytest_codeif.checks.shared.js_imports import js_imports, js_imports_module
+from pytest_codeif.checks.shared.js_imports import js_imports, js_imports_module, package_of
 from pytest_codeif.code.import_graph import ImportGraph
 from pytest_codeif.code.languages import JS_FAMILY
 
@@ -79,9 +79,11 @@ class ImportsCheck(Check):
     (`checks/shared/js_imports.py`). Names are npm packages or Node modules as written
     in the code: a path inside a package counts for it (`lodash/fp` imports `lodash`),
     `node:fs` is `fs`, a scoped package is named whole (`@prisma/client`); a relative
-    path (`./db`) counts only when written the same. `indirect` is not offered for
-    JS/TS yet (it needs the module graph): asked of a project holding JS/TS it is an
-    error at its line.
+    path (`./db`) counts only when written the same. With `indirect`, a JS/TS project is
+    read through its module graph (`code/js_graph.py`: relative paths, `index` files,
+    `package.json` `exports`, tsconfig `paths`), its modules named by path
+    (`src/db/pool.js` is `src.db.pool`) and packages by name; a path inside a package
+    (`lodash/fp`) is then a task error: forbid the package.
 
     Options: `require` and `forbid`, lists of module names; `require-any`, modules of
     which at least one is imported ("read the CSV file": `csv` or `pandas`); at least
@@ -220,6 +222,16 @@ class ImportsCheck(Check):
             {"forbid": ["app.repositories"], "indirect": True},
             message="`app.api.routes` reaches `app.repositories.db`, but `app.repositories` is",
         ),
+        Sample(  # a Node project's graph: a module named by its path, a package by its name
+            {
+                "src/services/users.js": "import { fail } from '../utils/errors.js';\n",
+                "src/utils/errors.js": "const x = 1;\nconst { Router } = require('express');\n",
+            },
+            {"forbid": ["express"], "indirect": True},
+            message="src.utils.errors -> express (l.2)",
+            path="src/utils/errors.js",
+            line=2,
+        ),
     )
 
     def advise(self) -> str:
@@ -244,15 +256,8 @@ class ImportsCheck(Check):
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         indirect = bool(self.options.get("indirect", False))
-        if indirect and any(f.language in JS_FAMILY for f in ctx.unit.files):
-            raise Undecidable(
-                "invalid-task",
-                "`indirect` follows chains through the project's module graph, which is not "
-                "built for JavaScript or TypeScript yet: judge direct imports (no `indirect`)",
-                key_path=("indirect",),
-            )
         if indirect and "forbid" in self.options:
-            graph = contract_graph(ctx, {})
+            graph = contract_graph(ctx, {}, self.options["forbid"])
             importers = {m for m, relpath in graph.files.items() if ctx.in_scope(relpath)}
             yield from self.decide_indirect(graph, importers)
             yield from unresolved_findings(ctx, graph, _RULE)
@@ -300,6 +305,15 @@ class ImportsCheck(Check):
         findings: list[Finding] = []
         for index, banned in enumerate(self.options.get("forbid", [])):
             name = graph.canonical(banned)
+            if graph.language in JS_FAMILY:  # the JS/TS graph (code/js_graph.py)
+                name = name.removeprefix("node:")
+                if package_of(name) not in (name, None) and "/" in name:
+                    raise Undecidable(
+                        "invalid-task",
+                        f"`{banned}` is a path inside the package `{package_of(name)}`: "
+                        "`indirect` follows packages, so forbid the package",
+                        key_path=("forbid", index),
+                    )
             targets = graph.with_descendants(n for n in graph.nodes if imports_module(n, name))
             if not targets:
                 if graph.looks_internal(name):

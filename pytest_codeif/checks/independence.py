@@ -48,6 +48,7 @@ class IndependenceCheck(Check):
 
     name = "independence"
     category = ARCHITECTURE
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
         "Remove the import chain between the independent modules: move what they share into a "
         "module none of them contains, or have the caller pass it in."
@@ -97,6 +98,16 @@ class IndependenceCheck(Check):
             {"independent": ["app.plugins.*"]},
             message="app.plugins.a -> app.plugins.b (l.2)",
         ),
+        Sample(  # a workspace package of a Node monorepo, imported by its name
+            {
+                "packages/orders/package.json": '{"name": "@shop/orders", "main": "src/index.ts"}\n',
+                "packages/orders/src/index.ts": 'import { User } from "@shop/users";\n',
+                "packages/users/package.json": '{"name": "@shop/users", "exports": "./src/index.ts"}\n',
+                "packages/users/src/index.ts": "export class User {}\n",
+            },
+            {"independent": ["packages.orders", "packages.users"]},
+            message="packages.orders.src -> packages.users.src (l.1)",
+        ),
     )
 
     def __init__(self, options: Mapping[str, Any]) -> None:
@@ -119,7 +130,7 @@ class IndependenceCheck(Check):
         )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
-        graph = contract_graph(ctx, self.options)
+        graph = contract_graph(ctx, self.options, self.options["independent"])
         return self.decide(graph) + unresolved_findings(ctx, graph, self.name)
 
     def decide(self, graph: ImportGraph) -> list[Finding]:

@@ -121,6 +121,7 @@ class LayersCheck(Check):
 
     name = "layers"
     category = ARCHITECTURE
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
         "Make imports point down the layers: move what a lower layer needs from a higher one "
         "down into it (or into a lower module), or have the higher layer pass it in, so that no "
@@ -256,6 +257,32 @@ class LayersCheck(Check):
             {"containers": ["app"], "layers": ["api", "models"], "exhaustive": True},
             message="`app.cli` is not a layer",
         ),
+        Sample(  # a Node project: modules named by path, an `index` file its folder's
+            {
+                "src/routes/users.js": 'import { list } from "../services/index.js";\n',
+                "src/services/index.js": 'export { list } from "./users.js";\n',
+                "src/services/users.js": 'import { db } from "../db/pool.js";\n',
+                "src/db/pool.js": 'import { audit } from "../routes/users.js";\n',
+            },
+            {"containers": ["src"], "layers": ["routes", "services", "db"]},
+            message="src.db.pool -> src.routes.users (l.1)",
+            path="src/db/pool.js",
+            line=1,
+        ),
+        Sample(  # TypeScript: a tsconfig `paths` alias (JSONC) and a `.js` name of a `.ts` file
+            {
+                "tsconfig.json": (
+                    "{\n  // aliases\n"
+                    '  "compilerOptions": {"paths": {"@/*": ["./src/*"],},},\n}\n'
+                ),
+                "src/api/users.ts": 'import { find } from "@/services/users.js";\n',
+                "src/services/users.ts": (
+                    'import type { Ctx } from "koa";\nimport { router } from "@/api/users";\n'
+                ),
+            },
+            {"containers": ["src"], "layers": ["api", "services"]},
+            message="src.services.users -> src.api.users (l.2)",
+        ),
     )
 
     def __init__(self, options: Mapping[str, Any]) -> None:
@@ -291,8 +318,14 @@ class LayersCheck(Check):
         return True
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
-        graph = contract_graph(ctx, self.options)
+        graph = contract_graph(ctx, self.options, self._names())
         return self.decide(graph) + unresolved_findings(ctx, graph, self.name)
+
+    def _names(self) -> list[str]:
+        """The module expressions the contract names (its containers, else its layers)."""
+        if "containers" in self.options:
+            return [str(c) for c in self.options["containers"]]
+        return [name for layer in self.layers for name, _ in layer.names]
 
     def decide(self, graph: ImportGraph) -> list[Finding]:
         """The findings on `graph` (already prepared: see `contract_graph`); a layer or

@@ -155,7 +155,9 @@ class ImportGraph:
 
     `edges` maps each importer to its imports, ordered by line then imported module;
     `files` maps each module that is a file to its relative path; `unparsed` maps each
-    file that does not parse to the error; `unnamed` each file no import reaches to why.
+    file that does not parse to the error; `unnamed` each file no import reaches to why;
+    `language` is the language whose files it holds (`javascript` for the JS/TS graph
+    of `js_graph.py`, which holds both).
     """
 
     def __init__(
@@ -169,7 +171,9 @@ class ImportGraph:
         unnamed: Mapping[str, str] | None = None,
         unresolved: Iterable[Unresolved] = (),
         hidden_roots: tuple[str, ...] = (),
+        language: str = PYTHON.name,
     ) -> None:
+        self.language = language
         self.modules: frozenset[str] = frozenset(modules)
         self.unresolved: tuple[Unresolved, ...] = tuple(sorted(unresolved))
         self.hidden_roots = hidden_roots
@@ -317,6 +321,7 @@ class ImportGraph:
             unnamed=self.unnamed,
             unresolved=(u for u in self.unresolved if not drop(_as_import(u))),
             hidden_roots=self.hidden_roots,
+            language=self.language,
         )
 
     def ignoring(self, expressions: Iterable[str]) -> tuple[ImportGraph, tuple[str, ...]]:

@@ -1,6 +1,13 @@
 """What the architecture checks (`layers`, `independence`, `acyclic`, `imports` with
 `indirect`) share: the options every contract takes, the project's import graph prepared
-for them, and an illegal dependency reported as findings."""
+for them, and an illegal dependency reported as findings.
+
+The graph is Python's (`code/import_graph.py`) or JavaScript and TypeScript's
+(`code/js_graph.py`, both languages in one graph), in one shape, so each check decides
+either language by the same code. Which one: the language of the files in the
+constraint's scope; a scope holding both (a Python backend beside a TypeScript
+frontend, a Flask app with its static scripts) takes the graph in which more of the
+contract's module names exist, Python on a tie, and says so in a note."""
 
 from __future__ import annotations
 
@@ -9,6 +16,7 @@ from itertools import pairwise
 from typing import Any, Final
 
 from pytest_codeif.checks.base import CheckContext, Finding, Undecidable
+from pytest_codeif.checks.shared.js_imports import js_imports
 from pytest_codeif.code.import_graph import (
     Dependency,
     ImportGraph,
@@ -16,6 +24,8 @@ from pytest_codeif.code.import_graph import (
     import_graph_of,
     parse_import_expression,
 )
+from pytest_codeif.code.js_graph import js_graph_of
+from pytest_codeif.code.languages import JS_FAMILY, PYTHON, language_of_path
 
 #: The category of the architecture checks: constraints on how a project's modules
 #: depend on each other (not one of MultiCodeIF's, which judge single answers).
@@ -40,14 +50,18 @@ def check_expressions(options: Mapping[str, Any]) -> None:
         parse_import_expression(str(expression))
 
 
-def contract_graph(ctx: CheckContext, options: Mapping[str, Any]) -> ImportGraph:
+def contract_graph(
+    ctx: CheckContext, options: Mapping[str, Any], names: Iterable[str] = ()
+) -> ImportGraph:
     """The unit's import graph as the contract's options want it: without the imports
-    under `if TYPE_CHECKING:` when `exclude-type-checking-imports` is set, and without
-    those `ignore-imports` matches. An expression whose modules exist but that matches
-    no import is noted, not an error (the code may simply no longer have that import);
-    one naming a module of the code's own packages that does not exist is a task error
-    (`check_ignored`)."""
-    graph = import_graph_of(ctx)
+    under `if TYPE_CHECKING:` (TypeScript: `import type`) when
+    `exclude-type-checking-imports` is set, and without those `ignore-imports` matches.
+    An expression whose modules exist but that matches no import is noted, not an error
+    (the code may simply no longer have that import); one naming a module of the code's
+    own packages that does not exist is a task error (`check_ignored`). `names`, the
+    module expressions the contract names, choose the language when the scope holds
+    Python and JS/TS both (see the module docstring)."""
+    graph = language_graph(ctx, names)
     if graph.unparsed:
         relpath, error = sorted(graph.unparsed.items())[0]
         raise Undecidable("syntax-error", f"{relpath}: {error}")
@@ -56,6 +70,45 @@ def contract_graph(ctx: CheckContext, options: Mapping[str, Any]) -> ImportGraph
     for expression in unmatched:
         ctx.notes.append(f"ignore-imports `{expression}` matched no import")
     return graph
+
+
+def language_graph(ctx: CheckContext, names: Iterable[str] = ()) -> ImportGraph:
+    """The import graph of the language the constraint's scope is written in (see the
+    module docstring)."""
+    written = {f.language for f in ctx.unit.files if ctx.in_scope(f.relpath)}
+    python, js = PYTHON.name in written, bool(written & JS_FAMILY)
+    if not js:
+        return import_graph_of(ctx)
+    js_graph = js_graph_of(ctx, js_imports)
+    if not python:
+        return js_graph
+    python_graph = import_graph_of(ctx)
+    listed = list(names)
+    js_known = _known(js_graph, listed)
+    if not js_known:  # a Python project with scripts beside it: nothing to choose
+        return python_graph
+    if js_known > _known(python_graph, listed):
+        ctx.notes.append(
+            "the scope holds Python and JavaScript/TypeScript; the contract's modules are "
+            "the JavaScript/TypeScript ones"
+        )
+        return js_graph
+    ctx.notes.append(
+        "the scope holds Python and JavaScript/TypeScript; the contract judges the Python "
+        "modules (scope it with `files` to judge the others)"
+    )
+    return python_graph
+
+
+def _known(graph: ImportGraph, names: Iterable[str]) -> int:
+    """How many of `names` (module expressions) name something in `graph`."""
+    count = 0
+    for name in names:
+        try:
+            count += bool(graph.matching(str(name)))
+        except ValueError:  # not a module expression: the check refuses it itself
+            continue
+    return count
 
 
 def prepared(graph: ImportGraph, options: Mapping[str, Any]) -> tuple[ImportGraph, tuple[str, ...]]:
@@ -120,8 +173,7 @@ def unresolved_findings(ctx: CheckContext, graph: ImportGraph, rule: str) -> lis
     return [
         Finding(
             f"`{item.importer}` imports `{item.name}`, which is no module of the code: "
-            "Python cannot import it from the project root, and the contract cannot "
-            "follow it",
+            f"{_cannot(item.relpath)}, and the contract cannot follow it",
             rule,
             item.relpath,
             item.line,
@@ -129,6 +181,17 @@ def unresolved_findings(ctx: CheckContext, graph: ImportGraph, rule: str) -> lis
         for item in graph.unresolved
         if ctx.in_scope(item.relpath)
     ]
+
+
+def _cannot(relpath: str) -> str:
+    """Why an unresolved import of the file at `relpath` fails, in its language's terms."""
+    written = language_of_path(relpath)
+    if written is not None and written.name in JS_FAMILY:
+        return (
+            "it reaches no file of the project (a path, a tsconfig `paths` alias or a "
+            "package.json `imports` entry naming nothing there)"
+        )
+    return "Python cannot import it from the project root"
 
 
 def route_finding(
