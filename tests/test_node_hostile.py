@@ -62,6 +62,7 @@ FORGED_OUTCOMES = {
     "patched-json": ("violated", None),
     "patched-prototypes": ("violated", None),
     "patched-promise": ("violated", None),
+    "patched-then": ("violated", None),
     "patched-io": ("violated", None),
     "deep-record": ("error", "protocol"),
     "flood": ("error", "protocol"),

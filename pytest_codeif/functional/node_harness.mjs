@@ -380,10 +380,11 @@ async function load() {
     if (request.require) {
       const exported = createRequire(ENTRY)(ENTRY);
       const esModule = isContainer(exported) && exported.__esModule === true;
-      return { named: exported, fallback: esModule ? exported.default : exported, own: true };
+      const fallback = esModule ? exported.default : exported;
+      return { __proto__: null, named: exported, fallback, own: true };
     }
     const namespace = await import(pathToFileURL(ENTRY).href);
-    return { named: namespace, fallback: namespace.default, own: false };
+    return { __proto__: null, named: namespace, fallback: namespace.default, own: false };
   } finally {
     delete globalThis[SCOPE_HOOK];
   }
@@ -480,13 +481,17 @@ function evaluate(loaded, expression) {
   return ReflectApply(make(source), undefined, bound.values);
 }
 
+/** The value a case's call gave, awaited when it is a real promise; boxed, since an
+ * async function returning a bare thenable would adopt it (a thenable is an object). The
+ * boxes that cross a promise have no prototype: a `then` the code put on
+ * Object.prototype never sees them. */
 async function settle(value) {
-  if (!isPromise(value)) return value;
+  if (!isPromise(value)) return { __proto__: null, value };
   // A promise that never settles is a case that never ends (the run's timeout), not a
   // process whose event loop ran dry.
   const alive = setIntervalOf(() => {}, 1 << 30);
   try {
-    return await value;
+    return { __proto__: null, value: await value };
   } finally {
     clearIntervalOf(alive);
   }
@@ -497,10 +502,10 @@ async function run(loaded, index) {
   let value;
   try {
     if (c.expression !== null) {
-      value = await settle(evaluate(loaded, c.expression));
+      value = (await settle(evaluate(loaded, c.expression))).value;
     } else {
       const found = resolve(loaded, c.function);
-      value = await settle(ReflectApply(found.fn, found.self, c.args));
+      value = (await settle(ReflectApply(found.fn, found.self, c.args))).value;
     }
   } catch (thrown) {
     return raisedReply(thrown);

@@ -2,15 +2,15 @@
 JavaScript and TypeScript code (see `node_calls.py`).
 
 Node.js is `node` on PATH (Debian's `nodejs` too), resolved to its real file: the
-sandbox executes it by that path (`sandbox/isolation.py` binds its installation when it
+sandbox executes it by that path (`sandbox/isolation.py` binds the executable when it
 lies outside the system folders, nvm's say). The TypeScript compiler is the npm package
-`typescript`: in `$CODEIF_NODE_TOOLS/node_modules` (a folder where the tools were
-installed with npm, as CI does), else the package of the `tsc` on PATH.
+`typescript`, found as the `tsc` check finds it: in `$CODEIF_NODE_TOOLS/node_modules` (a
+folder where the tools were installed with npm, as CI does), else the package of the
+`tsc` on PATH.
 """
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -19,8 +19,8 @@ from functools import cache
 from pathlib import Path
 from typing import Final
 
-#: A folder holding `node_modules` with the npm tools (TypeScript, Biome).
-NODE_TOOLS_ENV: Final = "CODEIF_NODE_TOOLS"
+from pytest_codeif.tools_node.found import NODE_TOOLS_ENV, typescript_package
+
 #: The oldest Node.js whose module loading the harness relies on (ES module syntax in a
 #: `.js` file detected, `import()` of CommonJS).
 OLDEST: Final = (20, 10)
@@ -89,19 +89,12 @@ def _version(node: str) -> tuple[int, int, int] | None:
 
 
 def find_typescript() -> Path | None:
-    """The `typescript` package folder (holding `lib/typescript.js`), or None."""
-    tools = os.environ.get(NODE_TOOLS_ENV)
-    candidates: list[Path] = []
-    if tools:
-        candidates.append(Path(tools) / "node_modules" / "typescript")
-    tsc = shutil.which("tsc")
-    if tsc is not None:
-        # node_modules/.bin/tsc -> ../typescript/bin/tsc
-        candidates.append(Path(tsc).resolve().parent.parent)
-    for package in candidates:
-        if (package / "lib" / "typescript.js").is_file():
-            return package.resolve()
-    return None
+    """The `typescript` package folder (holding `lib/typescript.js`), or None: found as
+    the `tsc` check finds it (`tools_node.found`)."""
+    package = typescript_package()
+    return (
+        package if package is not None and (package / "lib" / "typescript.js").is_file() else None
+    )
 
 
 def host_env() -> dict[str, str]:
