@@ -531,7 +531,8 @@ def _file_error(run: NodeRun, staged: dict[str, SourceFile]) -> Undecidable | No
         found = run.file_errors.get(path)
         if found is not None:
             kind, why = found
-            return Undecidable(kind, f"{source.relpath}: {why}")
+            shown = source.relpath if source.relpath.isprintable() else repr(source.relpath)
+            return Undecidable(kind, f"{shown}: {why}")
     return None
 
 

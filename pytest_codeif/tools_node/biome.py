@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any, Final
@@ -32,8 +32,14 @@ from pytest_codeif.tools_node.runs import (
     relative,
     run,
     tail,
+    utf8_name,
 )
 
+#: Why a file whose name is not UTF-8 has no verdict.
+_UNNAMED: Final[tuple[ErrorKind, str]] = (
+    "checker-failure",
+    "Biome cannot read a file whose name is not UTF-8: rename it",
+)
 #: Biome skips larger files (its default is 1 MiB); a unit's file holds at most 2 MB of
 #: characters, up to four bytes each.
 _BIOME_MAX_SIZE: Final = 16 * 1024 * 1024
@@ -125,10 +131,15 @@ def biome_configuration(config: BiomeConfig) -> dict[str, Any]:
 
 def run_biome(config: BiomeConfig, root: Path, files: Sequence[str], workdir: Path) -> NodeRun:
     """Run `biome lint` once on `files` (relative to `root`) with only `config`'s
-    settings, written to a `biome.json` of ours in `workdir`."""
+    settings, written to a `biome.json` of ours in `workdir`. A file whose name is not
+    UTF-8 is not given to Biome (it stops the whole run on one): it has no verdict."""
     binary = biome_binary()
     if binary is None:
         return NodeRun({}, missing_tool_message("Biome", BIOME_PACKAGE), "missing-tool")
+    unnamed = {name: _UNNAMED for name in files if not utf8_name(name)}
+    files = [name for name in files if name not in unnamed]
+    if not files:
+        return NodeRun({}, file_errors=unnamed)
     config_dir = config_folder(workdir, "biome", "biome.json", biome_configuration(config))
     cmd = [binary, "lint", f"--config-path={config_dir}", "--reporter=json"]
     cmd += ["--max-diagnostics=none", "--diagnostic-level=info", "--colors=off"]
@@ -143,7 +154,8 @@ def run_biome(config: BiomeConfig, root: Path, files: Sequence[str], workdir: Pa
         diagnostics = report["diagnostics"]
     except (ValueError, KeyError, TypeError):
         return _biome_refused(proc)
-    return _biome_findings(diagnostics, root)
+    found = _biome_findings(diagnostics, root)
+    return replace(found, file_errors={**unnamed, **found.file_errors}) if unnamed else found
 
 
 def _biome_refused(proc: subprocess.CompletedProcess[str]) -> NodeRun:

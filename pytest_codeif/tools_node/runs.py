@@ -58,7 +58,8 @@ class Positions:
     def _text(self, path: str) -> str | None:
         if path not in self._texts:
             try:
-                self._texts[path] = (self._root / path).read_text(encoding="utf-8")
+                # As written: `read_text` would turn every "\r" into "\n".
+                self._texts[path] = (self._root / path).read_bytes().decode("utf-8")
             except (OSError, UnicodeDecodeError):
                 self._texts[path] = None
         return self._texts[path]
@@ -83,6 +84,16 @@ class Positions:
         offset = theirs[line - 1] + max((column or 1) - 1, 0)
         index = bisect.bisect_right(ours, offset) - 1
         return index + 1, offset - ours[index] + 1
+
+
+def utf8_name(name: str) -> bool:
+    """Whether a file name is UTF-8 (a name read from the disk that is not holds
+    surrogate escapes, which no Node tool can name the file by)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def numbers(start: object) -> tuple[int | None, int | None]:
