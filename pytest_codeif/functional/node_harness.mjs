@@ -20,6 +20,7 @@ import util from "node:util";
 
 // -- captured before any of the code runs ---------------------------------------------
 const ReflectApply = Reflect.apply;
+const ReflectDeleteProperty = Reflect.deleteProperty;
 const uncurry = (fn) => (self, ...args) => ReflectApply(fn, self, args);
 const ObjectGetPrototypeOf = Object.getPrototypeOf;
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
@@ -58,7 +59,8 @@ const NumberIsSafeInteger = Number.isSafeInteger;
 const NumberIsNaN = Number.isNaN;
 const StringOf = String;
 const SymbolFor = Symbol.for;
-const globalEval = globalThis.eval;
+const theGlobal = globalThis;
+const globalEval = theGlobal.eval;
 const isProxy = util.types.isProxy;
 const isPromise = util.types.isPromise;
 const readSync = fs.readSync;
@@ -347,17 +349,17 @@ function registerTranspiled(extensions) {
   for (const extension of extensions) Module._extensions[extension] = compile;
   if (!extensions.length) return;
   const resolveFilename = Module._resolveFilename;
-  Module._resolveFilename = function (specifier) {
+  Module._resolveFilename = function (...args) {
     try {
-      return ReflectApply(resolveFilename, this, arguments);
+      return ReflectApply(resolveFilename, this, args);
     } catch (error) {
+      const specifier = args[0];
       const found = typeof specifier === "string" ? RegExpExec(JS_SUFFIX, specifier) : null;
       if (found === null) throw error;
-      const retry = arguments;
       for (let i = 0; i < extensions.length; i++) {
-        retry[0] = found[1] + extensions[i];
+        args[0] = found[1] + extensions[i];
         try {
-          return ReflectApply(resolveFilename, this, retry);
+          return ReflectApply(resolveFilename, this, args);
         } catch {
           // the next extension
         }
@@ -373,8 +375,10 @@ let scopeEval = null;
  * `module.exports` (`fallback`), and whether `named` is `module.exports` itself. */
 async function load() {
   registerTranspiled(request.extensions);
-  globalThis[SCOPE_HOOK] = (evaluate) => {
-    scopeEval = typeof evaluate === "function" ? evaluate : null;
+  // Taken while the entry loads only (the code may keep the hook and call it later).
+  let loading = true;
+  theGlobal[SCOPE_HOOK] = (evaluate) => {
+    if (loading) scopeEval = typeof evaluate === "function" ? evaluate : null;
   };
   try {
     if (request.require) {
@@ -386,7 +390,8 @@ async function load() {
     const namespace = await import(pathToFileURL(ENTRY).href);
     return { __proto__: null, named: namespace, fallback: namespace.default, own: false };
   } finally {
-    delete globalThis[SCOPE_HOOK];
+    loading = false;
+    ReflectDeleteProperty(theGlobal, SCOPE_HOOK); // false, not a throw, if the code pinned it
   }
 }
 
