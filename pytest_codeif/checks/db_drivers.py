@@ -10,8 +10,13 @@ from pytest_codeif.checks.shared.drivers import (
     describe,
     driver_imports,
 )
+from pytest_codeif.checks.shared.js_data_access import js_driver_imports
 
-_NAMES = {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z_][\\w.]*$"}}
+#: A Python module (`clickhouse_driver`) or an npm package (`@planetscale/database`).
+_NAMES = {
+    "type": "array",
+    "items": {"type": "string", "pattern": "^(@[\\w.-]+/)?[A-Za-z_][\\w.-]*$"},
+}
 
 
 class DbDriversCheck(Check):
@@ -29,6 +34,15 @@ class DbDriversCheck(Check):
     data-access layer its driver, scope the constraint (`exclude-modules:
     [app.repositories]`).
 
+    JavaScript and TypeScript: the npm drivers pg (and pg-pool, pg-promise), postgres,
+    @neondatabase/serverless, @vercel/postgres, mysql, mysql2, mariadb, sqlite3,
+    better-sqlite3, sqlite (and Node's `node:sqlite`), @libsql/client, tedious, mssql,
+    oracledb, duckdb, @duckdb/node-api and odbc, imported by `import`, `require`,
+    `import()` or `import x = require()`, a path inside one counting for it
+    (`mysql2/promise`). An ORM (Sequelize, TypeORM, Prisma, Knex) loads its driver
+    itself: a driver listed only in package.json does not count. Scope JS/TS files with
+    `files` / `exclude-files` (`exclude-files: ["src/db/**"]`).
+
     Options: `add` (more module names to treat as drivers).
 
     Example:
@@ -39,6 +53,7 @@ class DbDriversCheck(Check):
 
     name = "db-drivers"
     category = "Environment"
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
         "Do not import the database driver here: reach the database through the ORM's session or "
         "the data-access layer's functions, and keep driver imports in the modules the "
@@ -60,6 +75,14 @@ class DbDriversCheck(Check):
             def users(session: Session, user_cls):
                 return session.scalars(select(user_cls)).all()
             """
+        ),
+        Sample(  # Sequelize loads the sqlite3 driver itself: the code imports only the ORM
+            """
+            const { Sequelize } = require("sequelize");
+            const sequelize = new Sequelize({ dialect: "sqlite", storage: "app.db" });
+            module.exports = sequelize;
+            """,
+            language="javascript",
         ),
         Sample(  # a module merely named like a driver, and a string naming one
             """
@@ -88,17 +111,49 @@ class DbDriversCheck(Check):
             {"add": ["clickhouse_driver"]},
             message="`clickhouse_driver`",
         ),
+        Sample(
+            """
+            import express from "express";
+            import Database from "better-sqlite3";
+
+            const db = new Database("app.db");
+            """,
+            language="javascript",
+            message="imports the database driver `better-sqlite3` (SQLite)",
+            line=2,
+        ),
+        Sample(
+            'const mysql = require("mysql2/promise");\n',
+            language="javascript",
+            message="`mysql2` (MySQL)",
+        ),
+        Sample(
+            'import { createClient } from "@planetscale/database";\n',
+            {"add": ["@planetscale/database"]},
+            language="typescript",
+            message="`@planetscale/database`",
+        ),
     )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         extra = self.options.get("add", [])
-        return [
+        advice = "reach the database through the ORM or the data-access layer"
+        findings = [
             ctx.report(
                 module,
                 found.site.node,
-                f"imports the database driver {describe(found)}; reach the database "
-                "through the ORM or the data-access layer",
+                f"imports the database driver {describe(found)}; {advice}",
             )
             for module in ctx.modules()
             for found in driver_imports(module, extra)
         ]
+        findings += [
+            ctx.finding(
+                f"imports the database driver {found.describe()}; {advice}",
+                path=found.relpath,
+                line=found.line,
+            )
+            for module in ctx.js_modules()
+            for found in js_driver_imports(module, extra)
+        ]
+        return findings

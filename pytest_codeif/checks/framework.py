@@ -10,6 +10,13 @@ import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.checks.shared.import_sites import import_sites, imports_module
+from pytest_codeif.checks.shared.js_code import JsCode
+from pytest_codeif.checks.shared.js_frameworks import (
+    JS_FRAMEWORKS,
+    JsFramework,
+    js_pattern_sites,
+)
+from pytest_codeif.checks.shared.js_imports import js_imports, js_imports_module
 from pytest_codeif.code.cst import ParsedModule
 
 _RULE = "framework"
@@ -188,6 +195,19 @@ class FrameworkCheck(Check):
     click, typer, tornado (a `RequestHandler`), aiohttp, sqlalchemy. Names are resolved
     through imports, so `from flask import Flask as F` counts.
 
+    Node frameworks (JavaScript and TypeScript, `checks/shared/js_frameworks.py`):
+    express (an app or router made: `express()`, `express.Router()`, `Router()`),
+    fastify (`Fastify()` / `fastify()`, or a plugin wrapped by `fastify-plugin`), hono
+    (`new Hono()`), koa (`new Koa()`, or a `@koa/router` / `koa-router` router) and
+    nestjs (a `@Controller`, `@Module` or `@Injectable` class of `@nestjs/common`, or
+    `NestFactory.create(...)`), names resolved through `import` and `require` (`const
+    { Router } = require("express")` counts). A framework of your own (`imports`,
+    `subclass`, `decorator`, `call`) is read in JS/TS too, a name qualified by its
+    package (`express.Router`, `@nestjs/common.Controller`). The framework must not
+    leak into layers that should not know it (an Express import in a repository):
+    that is the `imports` check's `forbid`, scoped to those layers (`indirect: true`
+    follows it through helpers).
+
     Options: `framework` (one of the names above), or a framework of your own with
     `imports` (required) and any of `subclass`, `decorator`, `call` (qualified names;
     `pkg.*` matches everything below `pkg`).
@@ -200,6 +220,7 @@ class FrameworkCheck(Check):
 
     name = "framework"
     category = "Environment"
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
         "Build the code on the framework the task names, in its defining pattern (a Flask app or "
         "blueprint with routes, a `unittest.TestCase` subclass, a click command...), not only an "
@@ -219,7 +240,7 @@ class FrameworkCheck(Check):
             },
         ],
         "properties": {
-            "framework": {"enum": sorted(FRAMEWORKS)},
+            "framework": {"enum": sorted({*FRAMEWORKS, *JS_FRAMEWORKS})},
             "imports": {**_NAMES, "minItems": 1},
             "subclass": _NAMES,
             "decorator": _NAMES,
@@ -242,6 +263,55 @@ class FrameworkCheck(Check):
             "from mylib.plugins import Plugin\n\nclass P(Plugin):\n    pass\n",
             {"imports": ["mylib"], "subclass": ["mylib.plugins.Plugin"]},
         ),
+        Sample(
+            """
+            import express from "express";
+            import { listUsers } from "./services/users.js";
+
+            const router = express.Router();
+            router.get("/users", async (req, res) => res.json(await listUsers()));
+            export default router;
+            """,
+            {"framework": "express"},
+            language="javascript",
+        ),
+        Sample(
+            """
+            const { Router } = require("express");
+            module.exports = Router().get("/health", (req, res) => res.send("ok"));
+            """,
+            {"framework": "express"},
+            language="javascript",
+        ),
+        Sample(
+            """
+            'use strict'
+            const fp = require('fastify-plugin')
+
+            module.exports = fp(async function tags (server) {
+              server.get('/tags', async () => ({ tags: [] }))
+            })
+            """,
+            {"framework": "fastify"},
+            language="javascript",
+        ),
+        Sample(
+            """
+            import { Controller, Get } from "@nestjs/common";
+
+            @Controller("tags")
+            export class TagController {
+              @Get() findAll() { return []; }
+            }
+            """,
+            {"framework": "nestjs"},
+            language="typescript",
+        ),
+        Sample(
+            'import { Hono } from "hono";\nconst app = new Hono();\nexport default app;\n',
+            {"framework": "hono"},
+            language="typescript",
+        ),
     )
     violated_by = (
         Sample(
@@ -249,14 +319,32 @@ class FrameworkCheck(Check):
             {"framework": "flask"},
         ),
         Sample("class T:\n    def test_a(self):\n        pass\n", {"framework": "unittest"}),
+        Sample(  # Express only imported for a type: no app, no router
+            """
+            import type { Request, Response } from "express";
+
+            export function show(req: Request, res: Response) {
+              res.json({ ok: true });
+            }
+            """,
+            {"framework": "express"},
+            language="typescript",
+            message="the code does not use express as a framework",
+        ),
+        Sample(  # a Koa app asked for, an Express one written
+            'const express = require("express");\nconst app = express();\n',
+            {"framework": "koa"},
+            language="javascript",
+            message="koa is never imported",
+        ),
     )
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
         name = options.get("framework")
         self.label = str(name or options["imports"][0])
-        self.framework = (
-            FRAMEWORKS[name]
+        own = (
+            None
             if name
             else Framework(
                 tuple(options["imports"]),
@@ -264,6 +352,16 @@ class FrameworkCheck(Check):
                 decorator=tuple(options.get("decorator", ())),
                 call=tuple(options.get("call", ())),
             )
+        )
+        #: The framework as Python code uses it, and as JS/TS code does (a framework of
+        #: one language is never used by the other's code: it is not imported there).
+        self.framework: Framework | None = FRAMEWORKS.get(name) if name else own
+        self.js_framework: JsFramework | None = (
+            JS_FRAMEWORKS.get(name)
+            if name
+            else JsFramework(own.imports, own.call, own.subclass, own.decorator)
+            if own is not None
+            else None
         )
 
     def advise(self) -> str:
@@ -281,16 +379,41 @@ class FrameworkCheck(Check):
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         modules = ctx.modules()
-        path = modules[0].relpath if modules else None
-        imported = {site.module for module in modules for site in import_sites(module)}
+        scripts = ctx.js_modules()
+        path = (modules or scripts)[0].relpath if modules or scripts else None
+        python, js = self.framework, self.js_framework
+        imported = python is not None and any(
+            imports_module(site.module, wanted)
+            for module in modules
+            for site in import_sites(module)
+            for wanted in python.imports
+        )
+        imported = imported or (
+            js is not None
+            and any(
+                js_imports_module(site.specifier, wanted)
+                for module in scripts
+                for site in js_imports(module)
+                for wanted in js.imports
+            )
+        )
         findings: list[Finding] = []
-        if not any(imports_module(m, w) for m in imported for w in self.framework.imports):
+        if not imported:
             findings.append(Finding(f"{self.label} is never imported", _RULE, path, 1))
-        if not any(True for module in modules for _ in pattern_sites(module, self.framework)):
+        used = python is not None and any(
+            True for module in modules for _ in pattern_sites(module, python)
+        )
+        if js is not None and scripts and not used:
+            code = JsCode(scripts, ctx.unit)
+            used = any(True for read in code.code.values() for _ in js_pattern_sites(read, js))
+        if not used:
+            shown: Framework | JsFramework | None = python
+            if js is not None and (python is None or (scripts and not modules)):
+                shown = js
+            expected = shown.describe() if shown is not None else ""
             findings.append(
                 Finding(
-                    f"the code does not use {self.label} as a framework: expected "
-                    f"{self.framework.describe()}",
+                    f"the code does not use {self.label} as a framework: expected {expected}",
                     _RULE,
                     path,
                     1,

@@ -7,8 +7,17 @@ from typing import Any, ClassVar, Final
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
 from pytest_codeif.checks.shared.drivers import describe, driver_imports
+from pytest_codeif.checks.shared.js_code import JsCode
+from pytest_codeif.checks.shared.js_data_access import (
+    JS_EXPECTED,
+    JS_ORM_NAMES,
+    js_driver_imports,
+    js_models,
+    js_raw_connections,
+)
+from pytest_codeif.checks.shared.js_sql_sites import js_raw_sql_sites, orm_hint_js
 from pytest_codeif.checks.shared.orm_models import (
     Models,
 )
@@ -21,6 +30,7 @@ from pytest_codeif.checks.shared.raw_sql_sites import (
 from pytest_codeif.checks.shared.sql_text import SqlParser
 from pytest_codeif.checks.shared.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.js_tree import JsModule
 
 _CORE_TABLE: Final = frozenset({"sqlalchemy.Table", "sqlalchemy.schema.Table", "sqlmodel.Table"})
 _CORE_QUERIES: Final = frozenset({"insert", "select", "update", "delete"})
@@ -116,7 +126,20 @@ class OrmOnlyCheck(Check):
 
     Migrations run raw SQL by design: scope them out.
 
-    Options: `orm` (`sqlalchemy`, `sqlmodel` or `django`; default: any of them).
+    JavaScript and TypeScript (Node backends): models are Sequelize's
+    (`sequelize.define("User", ...)` on a Sequelize instance, a class extending its
+    `Model`, sequelize-typescript's too), TypeORM's (an `@Entity()` class, an
+    `EntitySchema`), Prisma's (a `model` of a `.prisma` schema among the project's
+    files); Knex, a query builder, counts as used when a Knex instance is made
+    (`knex({ client })`). The ways around them are the `raw-sql` check's JS/TS sites
+    (`sequelize.query("SELECT ...")`, `knex.raw(...)`, `prisma.$queryRaw`...), a driver
+    imported as `db-drivers` finds it (`pg`, `mysql2`, `sqlite3`, `better-sqlite3`...),
+    and a raw connection taken (`sequelize.connectionManager.getConnection()`,
+    `knex.client.acquireConnection()`). A scope holding both languages judges each.
+
+    Options: `orm` (`sqlalchemy`, `sqlmodel` or `django` for Python; `sequelize`,
+    `prisma`, `typeorm` or `knex` for JavaScript and TypeScript; default: any of them;
+    one of the other language than the code's is a task error).
 
     Example:
 
@@ -127,6 +150,7 @@ class OrmOnlyCheck(Check):
 
     name = "orm-only"
     category = "Code Quality"
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
         "Declare each table as an ORM model and read and write it through the ORM "
         "(`session.execute(select(User))`, `User.objects.filter(...)`), removing raw SQL, driver "
@@ -134,7 +158,7 @@ class OrmOnlyCheck(Check):
     )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
-        "properties": {"orm": {"enum": sorted(ORM_NAMES)}},
+        "properties": {"orm": {"enum": sorted({*ORM_NAMES, *JS_ORM_NAMES})}},
         "additionalProperties": False,
     }
     satisfied_by = (
@@ -223,6 +247,37 @@ class OrmOnlyCheck(Check):
                 return Article.objects.order_by("-id")[:10]
             """,
             {"orm": "django"},
+        ),
+        Sample(  # Sequelize: models defined on the instance, queried through them
+            {
+                "src/db.js": """
+                    const { Sequelize, DataTypes } = require("sequelize");
+                    const sequelize = new Sequelize({ dialect: "sqlite", storage: "app.db" });
+                    const User = sequelize.define("User", { email: DataTypes.STRING });
+                    module.exports = { sequelize, User };
+                    """,
+                "src/repositories/users.js": """
+                    const { User } = require("../db");
+                    exports.byEmail = (email) => User.findOne({ where: { email } });
+                    """,
+            },
+            {"orm": "sequelize"},
+        ),
+        Sample(  # TypeORM: an entity, read through a repository
+            """
+            import { Entity, PrimaryGeneratedColumn, Column, DataSource } from "typeorm";
+
+            @Entity("users")
+            export class User {
+              @PrimaryGeneratedColumn() id!: number;
+              @Column() email!: string;
+            }
+            export const dataSource = new DataSource({ type: "sqlite", database: "app.db" });
+            export const byEmail = (email: string) =>
+              dataSource.getRepository(User).findOneBy({ email });
+            """,
+            {"orm": "typeorm"},
+            language="typescript",
         ),
     )
     violated_by = (
@@ -315,6 +370,37 @@ class OrmOnlyCheck(Check):
             """,
             message="queries the Core table `events` directly",
         ),
+        Sample(  # raw SQL through the Sequelize instance, and a driver beside the ORM
+            {
+                "src/models/user.js": """
+                    import { DataTypes, Model } from "sequelize";
+                    export class User extends Model {}
+                    """,
+                "src/repositories/users.js": """
+                    import sqlite3 from "sqlite3";
+                    import { sequelize } from "../db.js";
+
+                    export const byEmail = (email) =>
+                      sequelize.query("SELECT * FROM users WHERE email = ?", {
+                        replacements: [email],
+                      });
+                    """,
+                "src/db.js": """
+                    import { Sequelize } from "sequelize";
+                    export const sequelize = new Sequelize("sqlite::memory:");
+                    """,
+            },
+            {"orm": "sequelize"},
+            message="raw SQL `SELECT ... FROM users` passed to `sequelize.query`",
+            path="src/repositories/users.js",
+            line=5,
+        ),
+        Sample(
+            'import express from "express";\nconst app = express();\n',
+            {"orm": "prisma"},
+            language="javascript",
+            message="no model is declared with Prisma",
+        ),
     )
 
     def advise(self) -> str:
@@ -324,16 +410,82 @@ class OrmOnlyCheck(Check):
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         orm: str | None = self.options.get("orm")
         modules = ctx.modules()
+        scripts = ctx.js_modules()
+        python = bool(modules) and (orm is None or orm in ORM_NAMES)
+        js = bool(scripts) and (orm is None or orm in JS_ORM_NAMES)
+        if not python and not js:
+            written = "Python" if orm in ORM_NAMES else "JavaScript or TypeScript"
+            raise Undecidable(
+                "invalid-task",
+                f"`{orm}` is an ORM of {written}, and the constraint's scope holds none",
+                key_path=("orm",),
+            )
+        findings: list[Finding] = []
+        accepted = False
+        if python:
+            accepted, found = self._python(ctx, modules, orm)
+            findings += found
+        if js:
+            js_accepted, found = self._js(ctx, scripts, orm)
+            accepted = accepted or js_accepted
+            findings += found
+        if not accepted:
+            names = {**ORM_NAMES, **JS_ORM_NAMES}
+            where = f"with {names[orm]}" if orm else "through an ORM"
+            expected = (_EXPECTED if python else JS_EXPECTED)[orm]
+            path = modules[0].relpath if python else scripts[0].relpath
+            message = f"no model is declared {where}: expected {expected}"
+            findings.insert(0, ctx.finding(message, path=path, line=1))
+        return findings
+
+    def _js(
+        self, ctx: CheckContext, scripts: list[JsModule], orm: str | None
+    ) -> tuple[bool, list[Finding]]:
+        """Whether JS/TS models are declared with the asked ORM (any, without `orm`),
+        and the findings on the JS/TS code (see the class docstring)."""
+        code = JsCode(scripts, ctx.unit)
+        models = js_models(code, ctx.unit)
+        accepted = any(m.orm == orm for m in models) if orm else bool(models)
+        findings = [
+            ctx.finding(
+                f"`{model.name}` is declared with {JS_ORM_NAMES[model.orm]}, but the ORM must "
+                f"be {JS_ORM_NAMES[orm]}",
+                path=model.relpath,
+                line=model.line,
+            )
+            for model in models
+            if orm is not None and model.orm != orm
+        ]
+        around: list[tuple[str, int, str]] = [
+            (site.module.relpath, site.line, site.describe())
+            for site in js_raw_sql_sites(code, SqlParser())
+            if site.statement is None or site.statement.touches_data
+        ]
+        around += [
+            (found.relpath, found.line, f"imports the database driver {found.describe()}")
+            for module in scripts
+            for found in js_driver_imports(module)
+        ]
+        around += [
+            (module.relpath, module.line_of(node), f"opens a raw database connection (`{text}`)")
+            for module, node, text in js_raw_connections(code)
+        ]
+        if around:
+            hint = orm_hint_js(code)
+            findings += [
+                ctx.finding(f"{what}: use the ORM ({hint})", path=relpath, line=line)
+                for relpath, line, what in around
+            ]
+        return accepted, findings
+
+    def _python(
+        self, ctx: CheckContext, modules: list[ParsedModule], orm: str | None
+    ) -> tuple[bool, list[Finding]]:
+        """Whether Python models are declared with the asked ORM, and the findings on
+        the Python code."""
         models = Models.of(modules)
         findings: list[Finding] = []
-        if not models.accepted(orm):
-            where = f"with {ORM_NAMES[orm]}" if orm else "through an ORM"
-            path = modules[0].relpath if modules else None
-            findings.append(
-                ctx.finding(
-                    f"no model is declared {where}: expected {_EXPECTED[orm]}", path=path, line=1
-                )
-            )
+        accepted = bool(models.accepted(orm))
         for kind, model in models.others(orm):
             findings.append(
                 ctx.report(
@@ -379,4 +531,4 @@ class OrmOnlyCheck(Check):
                 ctx.report(module, node, f"{what}: use the ORM ({hint})")
                 for module, node, what in around
             )
-        return findings
+        return accepted, findings

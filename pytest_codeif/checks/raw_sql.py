@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.shared.js_code import JsCode
+from pytest_codeif.checks.shared.js_sql_sites import js_raw_sql_sites, orm_hint_js
 from pytest_codeif.checks.shared.raw_sql_sites import (
     orm_hint,
     raw_sql_sites,
@@ -45,6 +47,19 @@ class RawSqlCheck(Check):
     (`server_default=text("now()")`). Object types are not inferred, so SQL built out
     of sight and run by an object of unknown type is not seen.
 
+    JavaScript and TypeScript (Node backends, `checks/shared/js_sql_sites.py`): the same
+    text, built by literals, template literals (`${...}` an unknown part), `+` and
+    `[...].join()`, followed through variables and constants imported from the
+    project's modules, reaching `query` / `execute` / `run` / `all` / `get` / `exec` /
+    `prepare` (pg, mysql2, sqlite3, better-sqlite3), `sequelize.query`, TypeORM's
+    `query`, `knex.raw` and Knex's `whereRaw`-style methods, Prisma's `$queryRaw` /
+    `$executeRaw` (and their `Unsafe` forms), or a tagged template (sql`SELECT ...`).
+    SQL built out of sight counts when it is passed to Prisma's or Knex's raw methods or
+    to a database object the code made (`new Pool()`, `new Sequelize()`, `new
+    DataSource()`, `knex({...})`, followed through the project's imports: `import
+    sequelize from "../config/database.js"`). Scope JS/TS files with `files` /
+    `exclude-files` (`modules` names Python modules).
+
     To allow raw SQL in some modules (the repositories, migrations, which run raw SQL by
     design), scope the constraint. Each evaluation parses at most half a million
     characters of SQL-like text (past that it is undecidable, `too-large`).
@@ -60,6 +75,7 @@ class RawSqlCheck(Check):
 
     name = "raw-sql"
     category = "Code Quality"
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
         "Express the query with the ORM (`session.execute(select(User).where(...))`, "
         "`User.objects.filter(...)`) instead of SQL text; where raw SQL is really needed, move "
@@ -94,6 +110,20 @@ class RawSqlCheck(Check):
                 runner.execute("Update your profile")
                 return page
             """
+        ),
+        Sample(  # Sequelize's query methods, a route path, a log line, a fragment of Knex
+            """
+            import { Op } from "sequelize";
+            import { User } from "../models/index.js";
+
+            router.get("/users", async (req, res) => {
+              console.log("SELECT users");
+              const users = await User.findAll({ where: { age: { [Op.gt]: 18 } } });
+              const adults = await knex("users").whereRaw("age > ?", [18]);
+              res.json({ users, adults });
+            });
+            """,
+            language="javascript",
         ),
         Sample(  # the name held SQL once, but what is executed is an ORM query
             """
@@ -178,15 +208,75 @@ class RawSqlCheck(Check):
             """,
             message="SQL built at runtime (`sql`) passed to `cursor.execute`",
         ),
+        Sample(
+            """
+            const { Pool } = require("pg");
+            const pool = new Pool();
+
+            async function findUser(id) {
+              const { rows } = await pool.query("SELECT * FROM users WHERE id = $1", [id]);
+              return rows[0];
+            }
+            """,
+            language="javascript",
+            message="raw SQL `SELECT ... FROM users` passed to `pool.query`",
+            line=5,
+        ),
+        Sample(  # Sequelize's instance, imported from the project's config module
+            {
+                "src/config/database.js": (
+                    'import { Sequelize } from "sequelize";\n'
+                    'export default new Sequelize({ dialect: "sqlite" });\n'
+                ),
+                "src/repositories/articles.js": """
+                    import sequelize from "../config/database.js";
+
+                    export function bySlug(slug, order) {
+                      return sequelize.query(`SELECT * FROM articles ORDER BY ${order}`);
+                    }
+                    export function run(sql) {
+                      return sequelize.query(sql);
+                    }
+                    """,
+            },
+            message="SQL built at runtime (`sql`) passed to `sequelize.query`",
+            path="src/repositories/articles.js",
+            line=7,
+        ),
+        Sample(
+            """
+            import { PrismaClient } from "@prisma/client";
+            const prisma = new PrismaClient();
+            export const count = (id: number) =>
+              prisma.$queryRaw`SELECT count(*) FROM posts WHERE author_id = ${id}`;
+            """,
+            language="typescript",
+            message="raw SQL `SELECT ... FROM posts` in a template tagged `prisma.$queryRaw`",
+        ),
     )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        parser = SqlParser()
         modules = ctx.modules()
-        sites = raw_sql_sites(modules, SqlParser())
-        if not sites:
-            return []
-        hint = orm_hint(modules)
-        return [
-            ctx.report(site.module, site.call, f"{site.describe()}: use the ORM ({hint})")
-            for site in sites
-        ]
+        sites = raw_sql_sites(modules, parser) if modules else []
+        findings: list[Finding] = []
+        if sites:
+            hint = orm_hint(modules)
+            findings += [
+                ctx.report(site.module, site.call, f"{site.describe()}: use the ORM ({hint})")
+                for site in sites
+            ]
+        scripts = ctx.js_modules()
+        if scripts:
+            code = JsCode(scripts, ctx.unit)
+            found = js_raw_sql_sites(code, parser)
+            hint = orm_hint_js(code) if found else ""
+            findings += [
+                ctx.finding(
+                    f"{site.describe()}: use the ORM ({hint})",
+                    path=site.module.relpath,
+                    line=site.line,
+                )
+                for site in found
+            ]
+        return findings
