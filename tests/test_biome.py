@@ -16,7 +16,7 @@ import pytest
 
 from pytest_codeif.checks.biome import BiomeCheck
 from pytest_codeif.code.js_suppressions import BIOME_KINDS, find_js_suppressions, neutralise_js
-from pytest_codeif.code.unit import SourceFile
+from pytest_codeif.code.unit import CodeUnit, SourceFile
 from pytest_codeif.engine import tool_batches as batches_module
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.errors import Location
@@ -258,7 +258,7 @@ def test_one_process_for_many_units_and_the_same_verdicts_as_one_by_one(
         if batched:
             for each in tasks:
                 engine.plan(each, check)
-        found = []
+        found: list[tuple[str, tuple[int | None, ...]]] = []
         for each in tasks:
             verdict = engine.evaluate(each, check)
             found.append((verdict.status, tuple(e.code_line for e in verdict.evidence)))
@@ -378,7 +378,7 @@ def test_a_crash_is_run_again_in_halves_so_it_spoils_only_its_unit(tmp_path: Pat
     culprit = units[3]
     seen: list[int] = []
 
-    def lint(group: list) -> NodeRun:
+    def lint(group: list[CodeUnit]) -> NodeRun:
         seen.append(len(group))
         if culprit in group:
             return NodeRun({}, "biome exited with 101: panicked", crashed=True)

@@ -23,6 +23,7 @@ import stat
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path, PurePosixPath
 from typing import Final
 
@@ -543,44 +544,70 @@ def _run_node_batch(
     root: Path,
     workdir: Path,
 ) -> _BatchResult:
-    """Biome over every unit's JavaScript and TypeScript in one run; the compiler over
-    every single unit's TypeScript in one program, each project in a program of its own
-    (rooted at its folder: it imports its own files), and an answer that reaches into
-    the whole program's declarations (`program_wide`) alone, all the programs in one
-    process. A run that crashes is run again on each half of its units, down to the
-    unit that crashes it."""
-    parts: _BatchResult = []
-    if isinstance(config, BiomeConfig):
-        judged = [u for u in units if _js(u)]
-        parts.append(([u for u in units if not _js(u)], NodeRun({}), names))
+    """Biome over every unit's JavaScript and TypeScript in one run (`_run_tsc_batch`
+    for the compiler). A run that crashes is run again on each half of its units, down
+    to the unit that crashes it."""
+    if isinstance(config, TscConfig):
+        return _run_tsc_batch(config, units, names, root, workdir)
+    parts: _BatchResult = [([u for u in units if not _js(u)], NodeRun({}), names)]
 
-        def lint(group: list[CodeUnit]) -> NodeRun:
-            files = [_staged_path(names[u.key], f) for u in group for f in _js(u)]
-            return run_biome(config, root, files, workdir)
+    def lint(group: list[CodeUnit]) -> NodeRun:
+        files = [_staged_path(names[u.key], f) for u in group for f in _js(u)]
+        return run_biome(config, root, files, workdir)
 
-        parts.extend((group, run, names) for group, run in _halved(lint, judged))
-        return parts
+    judged = [u for u in units if _js(u)]
+    parts.extend((group, run, names) for group, run in _halved(lint, judged))
+    return parts
+
+
+def _run_tsc_batch(
+    config: TscConfig,
+    units: list[CodeUnit],
+    names: dict[str, str],
+    root: Path,
+    workdir: Path,
+) -> _BatchResult:
+    """The compiler over every single unit's TypeScript in one program, each project in
+    a program of its own (rooted at its folder: it imports its own files), and an answer
+    that reaches into the whole program's declarations (`program_wide`) alone: all the
+    programs in one process. A single unit's `.ts` that reads only as TSX (a response's
+    tsx block) is checked as a `.tsx` copy, the compiler's one way to read JSX."""
+    parts: _BatchResult = [([u for u in units if not _ts(u)], NodeRun({}), names)]
     typed = [u for u in units if _ts(u)]
-    parts.append(([u for u in units if not _ts(u)], NodeRun({}), names))
+    tsx = {u.key: _as_tsx(u, root / names[u.key]) for u in typed if not u.is_project}
     singles = [u for u in typed if not u.is_project and not _reaches_out(u)]
     alone = [u for u in typed if u.is_project or _reaches_out(u)]
 
+    def read_as(unit: CodeUnit, source: SourceFile) -> str:
+        return tsx.get(unit.key, {}).get(source.relpath, source.relpath)
+
     def program(group: list[CodeUnit]) -> TscProgram:
         """One program for answers side by side, files relative to the staging dir."""
-        return TscProgram(root, tuple(_staged_path(names[u.key], f) for u in group for f in _ts(u)))
+        return TscProgram(
+            root, tuple(f"{names[u.key]}/{read_as(u, f)}" for u in group for f in _ts(u))
+        )
 
     def own(unit: CodeUnit) -> TscProgram:
         """A program of its own, rooted at the unit's folder (a project imports its own
         files by their paths there)."""
         return TscProgram(
             root / names[unit.key],
-            tuple(f.relpath for f in _ts(unit)),
+            tuple(read_as(unit, f) for f in _ts(unit)),
             tuple(f.relpath for f in _declarations(unit)),
             singles=not unit.is_project,
         )
 
+    def as_staged(group: list[CodeUnit], run: NodeRun, shared: bool) -> NodeRun:
+        """`run` with the `.tsx` copies' paths back to the files they stand for."""
+        back: dict[str, str] = {}
+        for unit in group:
+            prefix = f"{names[unit.key]}/" if shared else ""
+            for relpath, copy in tsx.get(unit.key, {}).items():
+                back[prefix + copy] = prefix + relpath
+        return _renamed(run, back) if back else run
+
     def check(group: list[CodeUnit]) -> NodeRun:
-        return run_tsc(config, [program(group)], workdir)[0]
+        return as_staged(group, run_tsc(config, [program(group)], workdir)[0], shared=True)
 
     groups: list[list[CodeUnit]] = ([singles] if singles else []) + [[u] for u in alone]
     programs = ([program(singles)] if singles else []) + [own(u) for u in alone]
@@ -592,8 +619,38 @@ def _run_node_batch(
         if run.crashed and len(group) > 1:
             parts.extend((half, done, names) for half, done in _halved(check, group))
             continue
-        parts.append((group, run, names if each.root == root else None))
+        shared = each.root == root
+        parts.append((group, as_staged(group, run, shared), names if shared else None))
     return parts
+
+
+def _as_tsx(unit: CodeUnit, folder: Path) -> dict[str, str]:
+    """A single unit's `.ts` files that read only as TSX, each copied beside itself as
+    `.tsx` in its staged `folder`: relpath -> the copy's relpath. Runs in a batch's
+    thread, before its run; the staged copies outlive every running batch."""
+    from pytest_codeif.code.js_tree import JsModule  # noqa: PLC0415 - ast-grep loads late
+
+    copies: dict[str, str] = {}
+    for source in _ts(unit):
+        if not source.relpath.endswith(".ts") or "<" not in source.text:
+            continue
+        try:
+            grammar = JsModule(source).grammar
+        except Undecidable:
+            continue
+        if grammar == "tsx":
+            copies[source.relpath] = source.relpath + "x"
+            shutil.copyfile(folder / source.relpath, folder / copies[source.relpath])
+    return copies
+
+
+def _renamed(run: NodeRun, back: dict[str, str]) -> NodeRun:
+    """`run` with the paths of `back` (a copy's -> its original's) renamed."""
+    return replace(
+        run,
+        by_file={back.get(path, path): found for path, found in run.by_file.items()},
+        file_errors={back.get(path, path): why for path, why in run.file_errors.items()},
+    )
 
 
 def _halved(
