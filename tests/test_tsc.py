@@ -242,6 +242,10 @@ def test_answers_in_one_program_never_meet_nor_hide_each_others_errors(
         # would then report no type error of any other file.
         "leading-zero": "export const n = 08;\n",
         "typed": "export const s: string = 1;\n",
+        # JSX in an answer's TypeScript (a tsx block): read as TSX, not as syntax errors;
+        # an old-style cast, which TSX cannot read, stays TypeScript.
+        "jsx": "export const el = <div>{1}</div>;\nexport const k: string = 2;\n",
+        "cast": "const a = <number>(1 as unknown);\nexport const b: string = a;\n",
     }
     runs: list[list[int]] = []
     real = batches_module.run_tsc
@@ -265,11 +269,14 @@ def test_answers_in_one_program_never_meet_nor_hide_each_others_errors(
         "uses": "violated",
         "leading-zero": "violated",
         "typed": "violated",
+        "jsx": "violated",
+        "cast": "violated",
     }
     assert said(verdicts["uses"]) == [(2, "TS2339")]
     assert said(verdicts["leading-zero"]) == [(1, "TS1489")]
     assert said(verdicts["typed"]) == [(1, "TS2322")]
-    assert runs == [[5, 1]]  # one process: five answers side by side, one alone
+    assert said(verdicts["jsx"]) == said(verdicts["cast"]) == [(2, "TS2322")]
+    assert runs == [[7, 1]]  # one process: seven answers side by side, one alone
 
 
 @needs_tsc
