@@ -2,9 +2,13 @@
 
 Chosen only where the choice is unambiguous: the function the prompt names; else the one
 public top-level function; else the one function the response's own `__main__` block or
-module-level example calls (through `main()`) that accepts the tests' arguments. Several
-candidates stay unchosen with the reason: a wrong guess would turn a verdict on the
-response into a verdict on the importer.
+module-level example calls (through `main()`) that accepts the tests' arguments, or, when
+its examples call none, the one public function that does. A function accepts them when
+its signature binds them and no parameter's name states a type the tests' value is not
+(`file_path` a str, `count` an int: `types.name_types`), so `load_csv(file_path)` is not
+what tests passing a list of emails call. Several candidates stay unchosen with the
+reason: a wrong guess would turn a verdict on the response into a verdict on the
+importer.
 """
 
 from __future__ import annotations
@@ -12,7 +16,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
+
+from pytest_codeif.checks.types.name_types import named_type
 
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -71,7 +77,7 @@ def choose_entry(
     # positional-only inputs decide when there are any.
     shapes = _inputs(tests)
     shapes = [s for s in shapes if not s[1]] or shapes
-    fitting = [name for name in called if all(_accepts(functions[name], t) for t in shapes)]
+    fitting = [name for name in called if _fits(functions[name], shapes, tests)]
     if len(fitting) == 1:
         return EntryChoice(
             fitting[0],
@@ -88,6 +94,12 @@ def choose_entry(
             None,
             f"of the functions the response's example calls ({', '.join(called)}), "
             "none takes the tests' arguments",
+        )
+    fitting = [name for name in functions if not name.startswith("test_")]
+    fitting = [name for name in fitting if _fits(functions[name], shapes, tests)]
+    if tests and len(fitting) == 1:
+        return EntryChoice(
+            fitting[0], "the one public function of the response that takes the tests' arguments"
         )
     return EntryChoice(
         None,
@@ -138,6 +150,44 @@ def _inputs(tests: Sequence[Mapping[str, Any]]) -> list[tuple[int, list[str]]]:
         if isinstance(args, list) and isinstance(kwargs, Mapping):
             out.append((len(args), [str(k) for k in kwargs]))
     return out
+
+
+def _fits(
+    function: _Function,
+    shapes: list[tuple[int, list[str]]],
+    tests: Sequence[Mapping[str, Any]],
+) -> bool:
+    """`function` binds every test's arguments and its parameters' names agree with them."""
+    return all(_accepts(function, s) for s in shapes) and all(
+        _names_agree(function, t) for t in tests
+    )
+
+
+#: What a value must be for a parameter whose name states a type.
+_FITS: Final[dict[str, tuple[type, ...]]] = {
+    "str": (str,),
+    "int": (int,),
+    "float": (int, float),
+    "bool": (bool,),
+    "dict": (dict,),
+}
+
+
+def _names_agree(function: _Function, test: Mapping[str, Any]) -> bool:
+    """No positional argument of `test` meets a parameter whose name states another type
+    (None is any type's stand-in; an int is no bool, a bool no number)."""
+    given = test.get("input")
+    args = given.get("args") if isinstance(given, Mapping) else None
+    if not isinstance(args, list):
+        return True
+    params = [p.arg for p in function.args.posonlyargs + function.args.args]
+    for name, value in zip(params, args, strict=False):
+        wanted = _FITS.get(named_type(name) or "")
+        if wanted is None or value is None:
+            continue
+        if isinstance(value, bool) != (wanted == (bool,)) or not isinstance(value, wanted):
+            return False
+    return True
 
 
 def _accepts(function: _Function, given: tuple[int, list[str]]) -> bool:

@@ -90,6 +90,22 @@ _SALT_SIZE: Final = re.compile(
 )
 _RANDOM_SALT: Final = re.compile(r"\b(?:random|unique|new|per-\w+)\s+salts?\b", re.IGNORECASE)
 _MEMORY_MAP: Final = re.compile(r"\bmemory[- ]mapp(?:ed|ing)\b|\bmmap\b", re.IGNORECASE)
+#: "auto-discovery of plugins", "discovers plugins", "plugins loaded dynamically".
+_DISCOVERY: Final = re.compile(
+    r"\bauto[- ]?discover\w*|\bdiscover\w*\s+(?:\w+\s+){0,2}(?:plugins?|modules?)\b"
+    r"|\b(?:plugins?|modules?)\s+(?:\w+\s+){0,2}(?:discovered|loaded dynamically)\b"
+    r"|\bdynamically\s+load\w*\s+(?:plugins?|modules?)\b",
+    re.IGNORECASE,
+)
+#: Ways Python finds and imports modules at run time.
+DYNAMIC_IMPORTS: Final = (
+    "importlib.import_module",
+    "importlib.util.spec_from_file_location",
+    "importlib.metadata.entry_points",
+    "pkgutil.iter_modules",
+    "pkgutil.walk_packages",
+    "__import__",
+)
 #: "accept a tax rate provider interface", "inject a clock interface".
 _INJECTED: Final = re.compile(
     r"\b(?:accept|take|receive|inject)\w*\s+(?:an?\s+|the\s+)?(?:[\w-]+\s+){0,4}interface\b",
@@ -162,7 +178,9 @@ def read_practices(prompt: str, out: Requirements) -> None:
     """Engineering practices a prompt names that the code shows: a salt of a stated size
     drawn from a secure random source (a hard-coded salt is none); a file read through
     a memory map backed by the file (not anonymous memory, and not read whole besides);
-    a collaborator received through an interface (dependency injection)."""
+    a collaborator received through an interface (dependency injection); plugins or
+    modules discovered at run time (an import by name: `importlib`, `pkgutil`, entry
+    points)."""
     size = _SALT_SIZE.search(prompt)
     if size or _RANDOM_SALT.search(prompt):
         salt: dict[str, Any] = {"check": "calls", "require-any": list(RANDOM_BYTES)}
@@ -191,6 +209,9 @@ def read_practices(prompt: str, out: Requirements) -> None:
     if _INJECTED.search(prompt):
         out.constraints.append({"check": "dependency-injection"})
         out.read.append("an injected interface")
+    if _DISCOVERY.search(prompt):
+        out.constraints.append({"check": "calls", "require-any": list(DYNAMIC_IMPORTS)})
+        out.read.append("plugins discovered at run time")
 
 
 def _names(

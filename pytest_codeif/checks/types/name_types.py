@@ -44,7 +44,7 @@ _NAMED: Final = (
     ),
     (
         re.compile(
-            r"(?:n|k|count|num|number|size|length|limit|index|idx|rows|cols|port|year|age|"
+            r"(?:n|k|count|num|number|size|length|limit|index|idx|port|year|age|"
             r"(?:num|max|min|number|total|n)_\w+|\w+_(?:count|size|length|limit|index|rows|"
             r"num|number|seconds|minutes|hours|days|retries|attempts))"
         ),
