@@ -1,0 +1,419 @@
+"""Team rules on Node backends written as an agent writes them (fixtures/node_projects):
+`directory:` tasks with the check names a Python project's rules use (`layers`,
+`acyclic`, `imports` with `forbid` and `indirect`, `framework`, `orm-only`, `raw-sql`,
+`db-drivers`, `naming`), judged by `pytest --codeif` as a user runs it. Each compliant
+project satisfies every rule; each variant breaks what it was made to break, and the
+exact findings (file, line, message) are asserted, nothing else.
+
+The layer and cycle verdicts are compared with an independent reading too: imports found
+by regular expressions and resolved by Node's and TypeScript's own resolvers, layers
+read from folder names as a benchmark's verifier reads them (tests/node_reading.py).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Final
+
+import pytest
+import yaml
+
+from .conftest import FIXTURES
+from .node_reading import NODE, layer_violations, node_edges, sibling_cycles, typescript_module
+
+PROJECTS = FIXTURES / "node_projects"
+VARIANTS: Final = ("layer", "leak", "raw_sql", "naming", "cycle")
+#: Per base project: its top folder, layers (top first), web framework and ORM.
+BASES: Final[dict[str, dict[str, Any]]] = {
+    "express_esm": {
+        "top": "src",
+        "layers": ["routes", "services", "repositories", "models"],
+        "framework": "express",
+        "orm": "sequelize",
+    },
+    "fastify_cjs": {
+        "top": "lib",
+        "layers": ["routes", "services", "repositories", "models"],
+        "framework": "fastify",
+        "orm": "knex",
+    },
+    "koa_ts": {
+        "top": "src",
+        "layers": ["routes", "services", "repositories", "entities"],
+        "framework": "koa",
+        "orm": "typeorm",
+    },
+}
+
+
+def constraints(top: str, layers: list[str], framework: str, orm: str) -> list[dict[str, Any]]:
+    """The team's rules, as a Python project's would be written."""
+    below_routes = [f"{top}/{layer}/**" for layer in layers[1:]]
+    return [
+        {"id": "layers", "check": "layers", "containers": [top], "layers": layers},
+        {
+            "id": "acyclic",
+            "check": "acyclic",
+            "ancestors": [top],
+            "exclude-type-checking-imports": True,
+        },
+        {
+            "id": "leak",
+            "check": "imports",
+            "forbid": [framework],
+            "indirect": True,
+            "files": below_routes,
+        },
+        {"id": "framework", "check": "framework", "framework": framework},
+        {"id": "orm-only", "check": "orm-only", "orm": orm},
+        {"id": "raw-sql", "check": "raw-sql"},
+        {"id": "db-drivers", "check": "db-drivers"},
+        {"id": "naming", "check": "naming", "function": "camelCase", "class": "PascalCase"},
+    ]
+
+
+def assemble(root: Path, base: str, variant: str | None) -> Path:
+    """The project `base`, with the files of `variant` laid over it, under `root`."""
+    folder = root / f"{base}-{variant or 'base'}"
+    shutil.copytree(PROJECTS / base, folder)
+    if variant is not None:
+        shutil.copytree(PROJECTS / "variants" / base / variant, folder, dirs_exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[dict[str, Any]]]:
+    """Task id -> its constraints' outcomes, from one `pytest --codeif` run (a
+    subprocess, as a user runs it) over every project and variant."""
+    root = tmp_path_factory.mktemp("node")
+    tasks = []
+    for base, info in BASES.items():
+        for variant in (None, *VARIANTS):
+            folder = assemble(root, base, variant)
+            tasks.append(
+                {"id": folder.name, "directory": folder.name, "constraints": constraints(**info)}
+            )
+    (root / "node.codeif.yaml").write_text(yaml.safe_dump({"tasks": tasks}, sort_keys=False))
+    (root / "pytest.ini").write_text("[pytest]\n")
+    command = [sys.executable, "-m", "pytest", "--codeif", "-p", "no:cacheprovider"]
+    command += ["--codeif-report=report.json", "node.codeif.yaml"]
+    run = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+    assert run.returncode in (0, 1), run.stdout + run.stderr
+    report = json.loads((root / "report.json").read_text())
+    return {task["id"]: task["constraints"] for task in report["tasks"]}
+
+
+EXPECTED: Final[dict[str, set[tuple[str, str, int, str]]]] = {
+    "express_esm-cycle": {
+        (
+            "acyclic",
+            "src/utils/jwt.js",
+            2,
+            (
+                "No cycles are allowed among the children of src: src.utils -> "
+                "src.middleware (1 import: src.utils.jwt -> src.middleware.errors "
+                "(l.2)) closes the cycle src.utils -> src.middleware -> src.utils"
+            ),
+        ),
+    },
+    "express_esm-layer": {
+        (
+            "acyclic",
+            "src/models/user.js",
+            3,
+            (
+                "No cycles are allowed among the children of src: src.models -> "
+                "src.services (1 import: src.models.user -> src.services.userService "
+                "(l.3)) closes the cycle src.models -> src.services -> "
+                "src.repositories -> src.models"
+            ),
+        ),
+        (
+            "layers",
+            "src/models/user.js",
+            3,
+            (
+                "src.models is not allowed to import src.services (a higher layer): "
+                "src.models.user -> src.services.userService (l.3)"
+            ),
+        ),
+    },
+    "express_esm-leak": {
+        (
+            "leak",
+            "src/services/articleService.js",
+            2,
+            (
+                "`src.services.articleService` reaches `express`, but `express` is "
+                "forbidden: src.services.articleService -> src.middleware.errors (l.2) "
+                "-> express (l.1)"
+            ),
+        ),
+    },
+    "express_esm-naming": {
+        (
+            "naming",
+            "src/services/userService.js",
+            5,
+            "function `register_user` does not follow camelCase",
+        ),
+    },
+    "express_esm-raw_sql": {
+        (
+            "orm-only",
+            "src/repositories/articleRepository.js",
+            11,
+            (
+                "raw SQL `SELECT ... FROM articles` passed to `sequelize.query`: use "
+                "the ORM (`User.findAll({ where: ... })`)"
+            ),
+        ),
+        (
+            "raw-sql",
+            "src/repositories/articleRepository.js",
+            11,
+            (
+                "raw SQL `SELECT ... FROM articles` passed to `sequelize.query`: use "
+                "the ORM (`User.findAll({ where: ... })`)"
+            ),
+        ),
+    },
+    "fastify_cjs-cycle": {
+        (
+            "acyclic",
+            "lib/utils/tokens.js",
+            4,
+            (
+                "No cycles are allowed among the children of lib: lib.utils -> "
+                "lib.hooks (1 import: lib.utils.tokens -> lib.hooks.auth (l.4)) closes "
+                "the cycle lib.utils -> lib.hooks -> lib.utils"
+            ),
+        ),
+    },
+    "fastify_cjs-layer": {
+        (
+            "acyclic",
+            "lib/utils/audit.js",
+            3,
+            (
+                "No cycles are allowed among the children of lib: lib.utils -> "
+                "lib.services (1 import: lib.utils.audit -> lib.services.users (l.3)) "
+                "closes the cycle lib.utils -> lib.services -> lib.utils"
+            ),
+        ),
+        (
+            "layers",
+            "lib/repositories/users.js",
+            4,
+            (
+                "lib.repositories is not allowed to import lib.services (a higher "
+                "layer): lib.repositories.users -> lib.utils.audit (l.4) -> "
+                "lib.services.users (l.3)"
+            ),
+        ),
+    },
+    "fastify_cjs-leak": {
+        (
+            "leak",
+            "lib/services/articles.js",
+            5,
+            (
+                "`lib.services.articles` reaches `fastify`, but `fastify` is "
+                "forbidden: lib.services.articles -> fastify (l.5)"
+            ),
+        ),
+    },
+    "fastify_cjs-naming": {
+        (
+            "naming",
+            "lib/utils/slug.js",
+            3,
+            "function `make_slug` does not follow camelCase",
+        ),
+    },
+    "fastify_cjs-raw_sql": {
+        (
+            "orm-only",
+            "lib/repositories/articles.js",
+            8,
+            (
+                "raw SQL `SELECT ... FROM articles` passed to `knex.raw`: use the ORM "
+                "(`knex('users').where(...)`)"
+            ),
+        ),
+        (
+            "raw-sql",
+            "lib/repositories/articles.js",
+            8,
+            (
+                "raw SQL `SELECT ... FROM articles` passed to `knex.raw`: use the ORM "
+                "(`knex('users').where(...)`)"
+            ),
+        ),
+    },
+    "koa_ts-cycle": {
+        (
+            "acyclic",
+            "src/utils/token.ts",
+            2,
+            (
+                "No cycles are allowed among the children of src: src.utils -> "
+                "src.middleware (1 import: src.utils.token -> src.middleware.auth "
+                "(l.2)) closes the cycle src.utils -> src.middleware -> src.utils"
+            ),
+        ),
+        (
+            "leak",
+            "src/services/UserService.ts",
+            3,
+            (
+                "`src.services.UserService` reaches `koa`, but `koa` is forbidden: "
+                "src.services.UserService -> src.utils.token (l.3) -> "
+                "src.middleware.auth (l.2) -> koa (l.1)"
+            ),
+        ),
+    },
+    "koa_ts-layer": {
+        (
+            "acyclic",
+            "src/services/ArticleService.ts",
+            1,
+            (
+                "No cycles are allowed among the children of src: src.services -> "
+                "src.repositories (2 imports: src.services.ArticleService -> "
+                "src.repositories.ArticleRepository (l.1), src.services.UserService -> "
+                "src.repositories.UserRepository (l.2)) closes the cycle src.services "
+                "-> src.repositories -> src.entities -> src.services"
+            ),
+        ),
+        (
+            "layers",
+            "src/entities/User.ts",
+            2,
+            (
+                "src.entities is not allowed to import src.services (a higher layer): "
+                "src.entities.User -> src.services.UserService (l.2)"
+            ),
+        ),
+    },
+    "koa_ts-leak": {
+        (
+            "leak",
+            "src/services/ArticleService.ts",
+            1,
+            (
+                "`src.services.ArticleService` reaches `koa`, but `koa` is forbidden: "
+                "src.services.ArticleService -> koa (l.1)"
+            ),
+        ),
+    },
+    "koa_ts-naming": {
+        (
+            "naming",
+            "src/repositories/UserRepository.ts",
+            7,
+            "method `find_by_email` does not follow camelCase",
+        ),
+    },
+    "koa_ts-raw_sql": {
+        (
+            "orm-only",
+            "src/repositories/ArticleRepository.ts",
+            8,
+            (
+                "raw SQL `SELECT ... FROM articles` passed to `dataSource.query`: use "
+                "the ORM (`repository.find({ where: ... })`)"
+            ),
+        ),
+        (
+            "raw-sql",
+            "src/repositories/ArticleRepository.ts",
+            8,
+            (
+                "raw SQL `SELECT ... FROM articles` passed to `dataSource.query`: use "
+                "the ORM (`repository.find({ where: ... })`)"
+            ),
+        ),
+    },
+}
+
+
+def test_every_project_breaks_exactly_what_it_was_made_to_break(
+    judged: dict[str, list[dict[str, Any]]],
+) -> None:
+    assert len(judged) == len(BASES) * (1 + len(VARIANTS))
+    for task, outcomes in judged.items():
+        found = set()
+        for outcome in outcomes:
+            assert outcome["status"] in ("satisfied", "violated"), (task, outcome)
+            for evidence in outcome["evidence"]:
+                folder, _, relpath = evidence["path"].partition("/")
+                assert folder == task
+                found.add((outcome["constraint"], relpath, evidence["line"], evidence["message"]))
+        assert found == EXPECTED.get(task, set()), task
+
+
+def test_the_compliant_projects_satisfy_every_rule(
+    judged: dict[str, list[dict[str, Any]]],
+) -> None:
+    for base in BASES:
+        outcomes = judged[f"{base}-base"]
+        assert len(outcomes) == 8
+        assert {o["status"] for o in outcomes} == {"satisfied"}, base
+
+
+def test_every_variant_is_caught_by_the_rule_it_breaks() -> None:
+    wanted = {"layer": "layers", "leak": "leak", "raw_sql": "raw-sql", "naming": "naming"}
+    wanted["cycle"] = "acyclic"
+    for base in BASES:
+        for variant, rule in wanted.items():
+            assert any(f[0] == rule for f in EXPECTED[f"{base}-{variant}"]), (base, variant)
+
+
+_LAYER_FINDING = re.compile(r"^(\w+)\.(\w+) is not allowed to import \w+\.(\w+) \(a higher layer\)")
+_CYCLE_FINDING = re.compile(r"children of (\w+): \w+\.(\w+) -> \w+\.(\w+) ")
+
+
+@pytest.mark.skipif(NODE is None, reason="Node.js is not installed")
+@pytest.mark.parametrize("variant", [None, *VARIANTS])
+@pytest.mark.parametrize("base", sorted(BASES))
+def test_layer_and_cycle_verdicts_agree_with_an_independent_reading(
+    tmp_path: Path,
+    base: str,
+    variant: str | None,
+    judged: dict[str, list[dict[str, Any]]],
+) -> None:
+    """Node's (and TypeScript's) resolvers give the edges; folders give the layers; the
+    violations of layers and the cycles between folders are those the checks report."""
+    if base == "koa_ts" and typescript_module() is None:
+        pytest.skip("TypeScript is not installed (npm install typescript; CODEIF_NODE_TOOLS)")
+    info = BASES[base]
+    folder = assemble(tmp_path, base, variant)
+    files = [
+        str(p.relative_to(folder))
+        for p in folder.rglob("*")
+        if p.suffix in (".js", ".mjs", ".cjs", ".ts") and not p.name.endswith(".d.ts")
+    ]
+    edges = node_edges(folder, files)
+    links = [(e.relpath, e.target) for e in edges if e.target is not None]
+    runtime = [(e.relpath, e.target) for e in edges if e.target is not None and not e.type_only]
+    outcomes = {o["constraint"]: o for o in judged[folder.name]}
+
+    ours = set()
+    for evidence in outcomes["layers"]["evidence"]:
+        found = _LAYER_FINDING.match(evidence["message"])
+        assert found, evidence
+        ours.add((found.group(2), found.group(3)))
+    assert ours == layer_violations(links, info["top"], info["layers"])
+
+    cycles = sibling_cycles(runtime, info["top"])
+    assert (outcomes["acyclic"]["status"] == "violated") is bool(cycles)
+    for evidence in outcomes["acyclic"]["evidence"]:
+        found = _CYCLE_FINDING.search(evidence["message"])
+        assert found and found.group(1) == info["top"], evidence
+        assert any({found.group(2), found.group(3)} <= group for group in cycles), evidence
