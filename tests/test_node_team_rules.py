@@ -417,3 +417,129 @@ def test_layer_and_cycle_verdicts_agree_with_an_independent_reading(
         found = _CYCLE_FINDING.search(evidence["message"])
         assert found and found.group(1) == info["top"], evidence
         assert any({found.group(2), found.group(3)} <= group for group in cycles), evidence
+
+
+def _run(root: Path, tasks: list[dict[str, Any]]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Task id -> constraint id -> outcome, from one `pytest --codeif` run."""
+    (root / "t.codeif.yaml").write_text(yaml.safe_dump({"tasks": tasks}, sort_keys=False))
+    (root / "pytest.ini").write_text("[pytest]\n")
+    command = [sys.executable, "-m", "pytest", "--codeif", "-p", "no:cacheprovider"]
+    command += ["--codeif-report=report.json", "t.codeif.yaml"]
+    run = subprocess.run(command, cwd=root, capture_output=True, text=True, check=False)
+    assert run.returncode in (0, 1), run.stdout + run.stderr
+    report = json.loads((root / "report.json").read_text())
+    return {
+        task["id"]: {o["constraint"]: o for o in task["constraints"]} for task in report["tasks"]
+    }
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for relpath, text in files.items():
+        path = root / relpath
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def test_what_the_graph_cannot_follow_is_reported_never_passed(tmp_path: Path) -> None:
+    """An import of the project's own code that reaches nothing is a finding at its
+    line; a tsconfig that does not parse is an error naming it; an ORM or a package
+    path the language cannot have is a task error at its option."""
+    _write(
+        tmp_path,
+        {
+            "typo/src/routes/users.js": "import { list } from '../services/user.js';\n",
+            "typo/src/services/users.js": "export const list = () => [];\n",
+            "broken/tsconfig.json": '{"compilerOptions": {"paths": {"@/*": ["src/*"]}\n',
+            "broken/src/api/a.ts": 'import { b } from "@/services/b";\n',
+            "broken/src/services/b.ts": "export const b = 1;\n",
+            "py/app.py": "import os\n",
+        },
+    )
+    layers = {"check": "layers", "containers": ["src"], "layers": ["routes", "services"]}
+    found = _run(
+        tmp_path,
+        [
+            {
+                "id": "typo",
+                "directory": "typo",
+                "constraints": [
+                    {**layers, "id": "layers"},
+                    {
+                        "id": "subpath",
+                        "check": "imports",
+                        "forbid": ["lodash/fp"],
+                        "indirect": True,
+                    },
+                ],
+            },
+            {
+                "id": "broken",
+                "directory": "broken",
+                "constraints": [{**layers, "id": "layers", "layers": ["api", "services"]}],
+            },
+            {
+                "id": "py",
+                "directory": "py",
+                "constraints": [{"id": "orm", "check": "orm-only", "orm": "sequelize"}],
+            },
+        ],
+    )
+    typo = found["typo"]["layers"]
+    assert typo["status"] == "violated"
+    [evidence] = typo["evidence"]
+    assert (evidence["path"], evidence["line"]) == ("typo/src/routes/users.js", 1)
+    assert (
+        "`src.routes.users` imports `../services/user.js`, which is no module"
+        in (evidence["message"])
+    )
+    assert "reaches no file of the project" in evidence["message"]
+    subpath = found["typo"]["subpath"]
+    assert subpath["error_kind"] == "invalid-task"
+    assert "a path inside the package `lodash`" in subpath["error"]
+    broken = found["broken"]["layers"]
+    assert broken["error_kind"] == "syntax-error"
+    assert "tsconfig.json" in broken["error"]
+    orm = found["py"]["orm"]
+    assert orm["error_kind"] == "invalid-task"
+    assert "`sequelize` is an ORM of JavaScript or TypeScript" in orm["error"]
+
+
+def test_a_scope_of_python_and_typescript_takes_the_graph_the_contract_names(
+    tmp_path: Path,
+) -> None:
+    _write(
+        tmp_path,
+        {
+            "proj/app/__init__.py": "",
+            "proj/app/api.py": "from app import models\n",
+            "proj/app/models.py": "from app import api\n",
+            "proj/web/src/pages/home.ts": 'import { get } from "../client/http";\n',
+            "proj/web/src/client/http.ts": 'import { home } from "../pages/home";\n',
+        },
+    )
+    found = _run(
+        tmp_path,
+        [
+            {
+                "id": "mixed",
+                "directory": "proj",
+                "constraints": [
+                    {"id": "python", "check": "acyclic", "ancestors": ["app"]},
+                    {"id": "typescript", "check": "acyclic", "ancestors": ["web.src"]},
+                    {
+                        "id": "web-layers",
+                        "check": "layers",
+                        "containers": ["web.src"],
+                        "layers": ["pages", "client"],
+                    },
+                ],
+            }
+        ],
+    )["mixed"]
+    assert found["python"]["status"] == "violated"
+    assert "children of app" in found["python"]["evidence"][0]["message"]
+    assert found["typescript"]["status"] == "violated"
+    assert found["typescript"]["evidence"][0]["path"].startswith("proj/web/src/")
+    assert any("JavaScript/TypeScript ones" in note for note in found["typescript"]["notes"])
+    [evidence] = found["web-layers"]["evidence"]
+    assert (evidence["path"], evidence["line"]) == ("proj/web/src/client/http.ts", 1)
