@@ -1,7 +1,7 @@
 """Team rules on Node backends written as an agent writes them (fixtures/node_projects):
 `directory:` tasks with the check names a Python project's rules use (`layers`,
 `acyclic`, `imports` with `forbid` and `indirect`, `framework`, `orm-only`, `raw-sql`,
-`db-drivers`, `naming`), judged by `pytest --codeif` as a user runs it. Each compliant
+`db-drivers`, `naming`, `routes`), judged by `pytest --codeif` as a user runs it. Each compliant
 project satisfies every rule; each variant breaks what it was made to break, and the
 exact findings (file, line, message) are asserted, nothing else.
 
@@ -74,6 +74,7 @@ def constraints(top: str, layers: list[str], framework: str, orm: str) -> list[d
         {"id": "raw-sql", "check": "raw-sql"},
         {"id": "db-drivers", "check": "db-drivers"},
         {"id": "naming", "check": "naming", "function": "camelCase", "class": "PascalCase"},
+        {"id": "routes", "check": "routes", "exclude-files": [f"{top}/routes/**"]},
     ]
 
 
@@ -363,7 +364,7 @@ def test_the_compliant_projects_satisfy_every_rule(
 ) -> None:
     for base in BASES:
         outcomes = judged[f"{base}-base"]
-        assert len(outcomes) == 8
+        assert len(outcomes) == 9
         assert {o["status"] for o in outcomes} == {"satisfied"}, base
 
 

@@ -9,7 +9,14 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.shared.js_code import JsCode
+from pytest_codeif.checks.shared.js_routes import (
+    JS_FRAMEWORK_NAMES,
+    js_routes,
+    project_framework,
+)
 from pytest_codeif.checks.shared.web_routes import Project, RouteSite, shown
+from pytest_codeif.code.languages import JS_FAMILY
 
 FRAMEWORK_NAMES: Final = {"fastapi": "FastAPI", "flask": "Flask", "django": "Django"}
 
@@ -99,7 +106,17 @@ class RoutesCheck(Check):
     not routes: Django's `View`/DRF's `APIView`/`ViewSet` subclasses and Flask's
     `View`/`MethodView` count only with `views: true`.
 
-    Options: `frameworks` (any of `fastapi`, `flask`, `django`; default all three),
+    Node (JavaScript and TypeScript, `checks/shared/js_routes.py`): a verb method
+    (`get`, `post`, `put`, `patch`, `delete`, `all`, `route`...) called with a URL path
+    first on an app or router the code made (`express()`, `Router()`, `Fastify()`, `new
+    Hono()`, a `@koa/router` router), or on an object it did not make (a Fastify
+    plugin's `fastify`) with a handler function last when the project imports exactly
+    one of these frameworks; Fastify's `route({ url, ... })`; NestJS's `@Get()`,
+    `@Post()`... handler decorators. A client's `axios.get("/api")` passes no handler.
+    Scope JS/TS files with `files` / `exclude-files` (`exclude-files: ["src/routes/**"]`).
+
+    Options: `frameworks` (any of `fastapi`, `flask`, `django`, `express`, `fastify`,
+    `hono`, `koa`, `nestjs`; default all),
     `routers` (default true: creating an `APIRouter`, a `Blueprint` or a DRF router
     that routes are declared on counts as declaring routes), `views` (default false:
     class-based views count).
@@ -113,6 +130,7 @@ class RoutesCheck(Check):
 
     name = "routes"
     category = "Code Context"
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
         "Declare the route in the routes layer the constraint leaves out of its scope (e.g. "
         "`app.api`) and call the code here from it; keep routers and blueprints there too."
@@ -122,7 +140,7 @@ class RoutesCheck(Check):
         "properties": {
             "frameworks": {
                 "type": "array",
-                "items": {"enum": sorted(FRAMEWORK_NAMES)},
+                "items": {"enum": sorted({*FRAMEWORK_NAMES, *JS_FRAMEWORK_NAMES})},
                 "minItems": 1,
                 "uniqueItems": True,
             },
@@ -132,6 +150,17 @@ class RoutesCheck(Check):
         "additionalProperties": False,
     }
     satisfied_by = (
+        Sample(  # a service calling an API and reading a map: no route
+            """
+            import axios from "axios";
+            const cache = new Map();
+
+            export async function users() {
+              return cache.get("/users") ?? (await axios.get("/api/users")).data;
+            }
+            """,
+            language="javascript",
+        ),
         Sample(
             {
                 "app/__init__.py": "",
@@ -180,6 +209,45 @@ class RoutesCheck(Check):
         ),
     )
     violated_by = (
+        Sample(  # an Express router made and routed in a service
+            {
+                "src/services/users.js": """
+                    import { Router } from "express";
+                    export const users = Router();
+                    users.get("/users/:id", async (req, res) => res.json({}));
+                    """,
+            },
+            message='`users.get("/users/:id", async (req, res) => res.json({}))` (Express)',
+            path="src/services/users.js",
+            line=3,
+        ),
+        Sample(  # a Fastify plugin: the framework read from the project
+            {
+                "lib/app.js": "const Fastify = require('fastify')\nmodule.exports = Fastify()\n",
+                "lib/services/tags.js": """
+                    module.exports = async function (fastify) {
+                      fastify.route({ method: 'GET', url: '/tags', handler: async () => [] })
+                    }
+                    """,
+            },
+            message="(Fastify)",
+            path="lib/services/tags.js",
+            line=2,
+        ),
+        Sample(
+            """
+            import { Controller, Get } from "@nestjs/common";
+
+            @Controller("tags")
+            export class TagsController {
+              @Get(":id")
+              one() { return {}; }
+            }
+            """,
+            language="typescript",
+            message='route declared: `@Get(":id")` (NestJS)',
+            line=5,
+        ),
         Sample(
             {
                 "app/__init__.py": "",
@@ -258,10 +326,12 @@ class RoutesCheck(Check):
     )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
-        frameworks = set(self.options.get("frameworks", FRAMEWORK_NAMES))
+        frameworks = set(self.options.get("frameworks", {*FRAMEWORK_NAMES, *JS_FRAMEWORK_NAMES}))
+        findings = self._js(ctx, frameworks)
+        if not ctx.modules():
+            return findings
         routers = bool(self.options.get("routers", True))
         project = Project(ctx)
-        findings: list[Finding] = []
         for module in project.scoped:
             for site in project.routes(module, routers=routers):
                 if site.what == "router" and not (
@@ -281,3 +351,23 @@ class RoutesCheck(Check):
                             findings.append(ctx.report(module, cls, message))
                             break
         return sorted(findings, key=lambda f: (f.path or "", f.line or 0))
+
+    def _js(self, ctx: CheckContext, frameworks: set[str]) -> list[Finding]:
+        """The routes JS/TS code in scope declares (`checks/shared/js_routes.py`); the
+        project's framework read from all its JS/TS modules, in scope or not."""
+        scripts = ctx.js_modules()
+        if not scripts:
+            return []
+        code = JsCode(scripts, ctx.unit)
+        every = (code.module_at(f.relpath) for f in ctx.unit.files if f.language in JS_FAMILY)
+        fallback = project_framework(read for read in every if read is not None)
+        return [
+            ctx.finding(
+                f"route declared: `{route.shown}` ({JS_FRAMEWORK_NAMES[route.framework]})",
+                path=read.module.relpath,
+                line=read.module.line_of(route.node),
+            )
+            for read in (code.code[m.relpath] for m in scripts)
+            for route in js_routes(read, fallback)
+            if route.framework in frameworks
+        ]

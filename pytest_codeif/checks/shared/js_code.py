@@ -327,13 +327,16 @@ class JsCode:
         if not specifier.startswith((".", "/", "#", "@/", "~")) and "/" not in specifier:
             return None  # a package by name: not the project's code
         found = self.resolver().resolve(importer, specifier)
-        if found.kind != "source":
-            return None
-        if found.path in self.code:
-            return self.code[found.path]
-        if found.path not in self._others:
-            self._others[found.path] = self._read(found.path)
-        return self._others[found.path]
+        return self.module_at(found.path) if found.kind == "source" else None
+
+    def module_at(self, relpath: str) -> JsModuleCode | None:
+        """The JS/TS module at `relpath` read (even out of the constraint's scope), or
+        None when the unit has none there or it does not parse."""
+        if relpath in self.code:
+            return self.code[relpath]
+        if relpath not in self._others:
+            self._others[relpath] = self._read(relpath)
+        return self._others[relpath]
 
     def _read(self, relpath: str) -> JsModuleCode | None:
         source = next((f for f in self._unit.files if f.relpath == relpath), None)
