@@ -73,7 +73,10 @@ tasks:
       - {name: exact, call: third(), expect: 0.3, approx: 0}
       - {name: too-far, call: third(), expect: 0.301}
       - {name: wide, call: third(), expect: 0.301, approx: 0.01}
-      - {name: relative, call: "mean([1e12, 1e12 + 2])", expect: 1000000000000.5, approx: {rel: 1.0e-9}}
+      - name: relative
+        call: "mean([1e12, 1e12 + 2])"
+        expect: 1000000000000.5
+        approx: {rel: 1.0e-9}
 """
 
 

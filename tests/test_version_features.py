@@ -277,7 +277,7 @@ def mapped(prompt: str, answer: str = "python;3.10") -> list[dict[str, Any]]:
         (
             "Make use of Python 3.13's enhanced error handling for the retries.",
             "python;3.13",
-            {"version": "3.13", "features": ["exception-groups"]},
+            {"version": "3.13", "features": [["exception-groups", "exception-chaining"]]},
         ),
     ],
 )

@@ -4,27 +4,16 @@ stubs for members. Data lookup only: nothing is type-checked here."""
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Sequence
 from functools import cache
-from pathlib import Path
 
 import libcst as cst
+
+from pytest_codeif.checks.shared.typeshed import typeshed_stdlib
 
 Version = tuple[int, int]
 #: (first version with it, last version with it); None = unbounded.
 Span = tuple[Version | None, Version | None]
-
-
-@cache
-def typeshed_stdlib() -> Path | None:
-    """The typeshed `stdlib` folder inside the installed mypy, if any."""
-    spec = importlib.util.find_spec("mypy")
-    for location in (spec.submodule_search_locations or []) if spec else []:
-        folder = Path(location) / "typeshed" / "stdlib"
-        if (folder / "VERSIONS").is_file():
-            return folder
-    return None
 
 
 def _version(text: str) -> Version | None:

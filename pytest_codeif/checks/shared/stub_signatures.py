@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from pytest_codeif.checks.python_version.stdlib_versions import typeshed_stdlib
+from pytest_codeif.checks.shared.typeshed import typeshed_stdlib
 
 
 @dataclass(frozen=True)
