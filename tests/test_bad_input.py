@@ -30,7 +30,7 @@ EXPECTED = {
         "*bad_options.codeif.yaml:8: at tasks[[]0[]].constraints[[]0[]].require[[]0[]]:"
         " `recursoin` is not one of recursion, *; did you mean `recursion`?",
         "*bad_options.codeif.yaml:15: at tasks[[]1[]].constraints[[]0[]].requires: unknown key"
-        " `requires` (allowed: category, check, *forbid, *); did you mean `require`?",
+        " `requires` (allowed: *category, check, *forbid, *); did you mean `require`?",
         "*bad_options.codeif.yaml:21: *invalid options for check `ruff`: 'C9O1' selects no ruff"
         " rule; did you mean 'C901'?",
     ],
@@ -255,7 +255,7 @@ def test_unknown_keys_are_named_at_every_level(pytester: pytest.Pytester) -> Non
         [
             "invalid task file t.codeif.yaml: 4 problems in task 'x':",
             "  t.codeif.yaml:4: at tasks[[]0[]].entry-piont: unknown key `entry-piont` (allowed:"
-            " code, constraints, *); did you mean `entry-point`?",
+            " answers, code, constraints, *); did you mean `entry-point`?",
             "  t.codeif.yaml:8: at tasks[[]0[]].constraints[[]0[]].function.patern: unknown key"
             " `patern` (allowed: pattern); did you mean `pattern`?",
             "  t.codeif.yaml:9: at tasks[[]0[]].constraints[[]0[]].levle: unknown key `levle`"
