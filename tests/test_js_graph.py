@@ -254,19 +254,25 @@ def test_subpath_imports_of_the_nearest_package_json(tmp_path: Path) -> None:
     assert [(u.name, u.line) for u in graph.unresolved] == [("#nothing", 3)]
 
 
-def test_a_config_that_cannot_be_read_and_a_file_that_does_not_parse_are_holes(
+def test_a_config_that_cannot_be_read_is_a_hole_a_broken_file_is_read_as_recovered(
     tmp_path: Path,
 ) -> None:
     graph = graph_of(
         tmp_path,
         {
             "tsconfig.json": '{"compilerOptions": {"paths": {"@/*": ["src/*"]}',
-            "src/a.ts": 'import { b } from "@/b";\n',
-            "src/b.ts": "export const b = (;\n",
+            "src/a.ts": 'import { b } from "./b";\nimport express from "express";\n',
+            "src/b.ts": 'import { c } from "./c";\nexport const b = (;\n',
+            "src/c.ts": "export const c = 1;\n",
+            "package.json": '{"imports": {"#a": "#b", "#b": "#a"}}',
+            "src/d.js": 'import x from "#a";\n',
         },
     )
-    assert set(graph.unparsed) == {"tsconfig.json", "src/b.ts"}
-    assert graph.unparsed["src/b.ts"].startswith("line 1:")
+    assert set(graph.unparsed) == {"tsconfig.json"}
+    assert "line 1" in graph.unparsed["tsconfig.json"]
+    # A config is read when a bare specifier asks for it: then it is a hole.
+    assert edges(graph) == {("src.a", "src.b", 1), ("src.a", "express", 2), ("src.b", "src.c", 1)}
+    assert [(u.name, u.line) for u in graph.unresolved] == [("#a", 1)]
 
 
 # -- the graph agrees with Node and TypeScript ------------------------------------------

@@ -100,9 +100,13 @@ class IndependenceCheck(Check):
         ),
         Sample(  # a workspace package of a Node monorepo, imported by its name
             {
-                "packages/orders/package.json": '{"name": "@shop/orders", "main": "src/index.ts"}\n',
+                "packages/orders/package.json": (
+                    '{"name": "@shop/orders", "main": "src/index.ts"}\n'
+                ),
                 "packages/orders/src/index.ts": 'import { User } from "@shop/users";\n',
-                "packages/users/package.json": '{"name": "@shop/users", "exports": "./src/index.ts"}\n',
+                "packages/users/package.json": (
+                    '{"name": "@shop/users", "exports": "./src/index.ts"}\n'
+                ),
                 "packages/users/src/index.ts": "export class User {}\n",
             },
             {"independent": ["packages.orders", "packages.users"]},

@@ -272,8 +272,7 @@ class LayersCheck(Check):
         Sample(  # TypeScript: a tsconfig `paths` alias (JSONC) and a `.js` name of a `.ts` file
             {
                 "tsconfig.json": (
-                    "{\n  // aliases\n"
-                    '  "compilerOptions": {"paths": {"@/*": ["./src/*"],},},\n}\n'
+                    '{\n  // aliases\n  "compilerOptions": {"paths": {"@/*": ["./src/*"],},},\n}\n'
                 ),
                 "src/api/users.ts": 'import { find } from "@/services/users.js";\n',
                 "src/services/users.ts": (

@@ -43,9 +43,9 @@ from typing import Final, Protocol
 from pytest_codeif.code.import_graph import GRAPHS_KEPT, Import, ImportGraph, Unresolved
 from pytest_codeif.code.js_project import JsProject, folder_of
 from pytest_codeif.code.js_resolve import PROBED, Resolver
-from pytest_codeif.code.js_tree import JsModule, JsSyntaxError
+from pytest_codeif.code.js_tree import JsModule, JsSyntaxError, grammar_of
 from pytest_codeif.code.languages import JAVASCRIPT, JS_FAMILY, TYPESCRIPT
-from pytest_codeif.code.unit import CodeUnit
+from pytest_codeif.code.unit import CodeUnit, SourceFile
 from pytest_codeif.outcome import Undecidable
 
 #: The name the graph of JS/TS files is kept under (both languages are one graph: a
@@ -126,10 +126,9 @@ def build_js_graph(unit: CodeUnit, read_imports: ImportReader) -> ImportGraph:
     unparsed: dict[str, str] = {}
     for source in sources:
         try:
-            module = JsModule(source)
-        except JsSyntaxError as exc:
-            unparsed[source.relpath] = f"line {exc.line}: {exc.what}"
-            continue
+            module: JsModule = JsModule(source)
+        except JsSyntaxError:
+            module = _Recovered(source)
         except Undecidable as exc:  # past the bounds of what is parsed
             unparsed[source.relpath] = exc.message.removeprefix(source.relpath + ": ")
             continue
@@ -146,6 +145,23 @@ def build_js_graph(unit: CodeUnit, read_imports: ImportReader) -> ImportGraph:
         unresolved=unresolved,
         language=JS_GRAPH,
     )
+
+
+class _Recovered(JsModule):
+    """A file with a syntax error, read as tree-sitter recovers it, so that its imports
+    are still edges (as Python's graph scans a broken file's import statements). The
+    engine reports a syntax error of a file in the constraint's scope itself; one out
+    of it does not spoil the verdict."""
+
+    def __init__(self, source: SourceFile) -> None:
+        from ast_grep_py import SgRoot  # noqa: PLC0415 - as js_tree loads it: lazily
+
+        self.source = source
+        self.relpath = source.relpath
+        self.language = source.language
+        self.text = source.text
+        self.grammar = grammar_of(source)
+        self.root = SgRoot(source.text, self.grammar).root()
 
 
 def _edges(

@@ -203,7 +203,7 @@ class Resolver:
                 found = self._inside(package, target)
                 if found is not None:
                     return found
-            elif target and not target.startswith(("/", "../")):
+            elif target and not target.startswith(("/", "../", "#")):  # never `#` again
                 return self._resolve(package.relpath, target, requiring)
         if targets:
             return Resolution("unresolved", f"{package.relpath} `imports` maps it to no file")

@@ -46,6 +46,8 @@ FUNCTION_KINDS: Final = (
     "generator_function",
 )
 _MAX_DEPTH: Final = 30
+#: Nodes read to build one text, at most.
+_MAX_STEPS: Final = 5_000
 _TEXT_METHODS: Final = frozenset({"trim", "trimStart", "trimEnd", "toUpperCase", "toLowerCase"})
 _ESCAPES: Final = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "b": "\b", "f": "\f", "v": "\v"}
 _REQUIRE: Final = "require"
@@ -232,6 +234,12 @@ class _Assigned:
     scope: SgNode
     value: SgNode
 
+    def holds(self, at: int) -> bool:
+        """Whether the place `at` is inside the assigned value (`s = s + "x"` reads
+        the `s` of before)."""
+        span = self.value.range()
+        return span.start.index <= at < span.end.index
+
 
 @dataclass
 class JsModuleCode:
@@ -274,7 +282,7 @@ class JsModuleCode:
             scope = enclosing(scope, FUNCTION_KINDS)
         chain.append(self.module.root)
         for scope in chain:
-            here = [a for a in found if _same(a.scope, scope)]
+            here = [a for a in found if _same(a.scope, scope) and not a.holds(at)]
             if here:
                 before = [a for a in here if a.index < at]
                 return (before or here)[-1].value
@@ -354,11 +362,16 @@ class JsText:
 
     def __init__(self, code: JsCode) -> None:
         self.code = code
+        self._steps = 0
 
     def text(self, module: JsModuleCode, node: SgNode | None, depth: int = 0) -> str | None:
         """The text `node` builds, unknown parts as `DUMMY`; None when nothing of it is
-        known."""
-        if node is None or depth > _MAX_DEPTH:
+        known. At most `_MAX_STEPS` nodes are read for one text (names that each add
+        themselves twice would double the work at every level)."""
+        if depth == 0:
+            self._steps = 0
+        self._steps += 1
+        if node is None or depth > _MAX_DEPTH or self._steps > _MAX_STEPS:
             return None
         found = self._text(module, node, depth)
         return None if found is None else capped(found)
