@@ -10,9 +10,19 @@ import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
 from pytest_codeif.checks.shared.call_sites import call_sites
+from pytest_codeif.checks.shared.js_calls import (
+    MISSING,
+    JsCallSite,
+    arguments_of,
+    constants_of,
+    js_call_sites,
+    js_literal,
+)
+from pytest_codeif.checks.shared.js_functions import find_js_function, js_functions
 from pytest_codeif.checks.shared.structure import code_of, scopes
 from pytest_codeif.checks.shared.stub_signatures import accepted_keywords
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.js_tree import JsModule
 
 _RULE = "calls"
 _NAMES = {
@@ -98,6 +108,13 @@ class CallsCheck(Check):
     is a literal or a name the module binds once to one (`SALT_SIZE = 32`); an argument
     left out or computed is not judged.
 
+    JavaScript and TypeScript: function calls, method calls (`obj.m()`), `new X()` and
+    decorators, named through `import` and `require` the same way (`fs.readFileSync`
+    for `import { readFileSync as r } from "node:fs"; r(p)`); a global, never imported,
+    is named as written (`eval`, `console.log`, `JSON.parse`). `arguments` rules go by
+    `position` (JavaScript has no keyword arguments) and read literals and names
+    declared once with `const`.
+
     Options: `require`, `require-any` (at least one of these is called), `forbid` (lists
     of dotted names; at least one of the three), `arguments` (rules for the required
     calls' arguments), `function` (only look inside this function).
@@ -114,6 +131,7 @@ class CallsCheck(Check):
     """
 
     name = "calls"
+    languages = frozenset({"python", "javascript", "typescript"})
     category = "Environment"
     advice = (
         "Call the functions the task requires (a decorator counts) and do the work of each "
@@ -178,12 +196,55 @@ class CallsCheck(Check):
                 "arguments": [{"position": 1, "keyword": "fileno", "not-one-of": [-1]}],
             },
         ),
+        Sample(
+            """
+            const { randomBytes: rb } = require("node:crypto");
+            const SALT_BYTES = 32;
+
+            function salt() {
+              return rb(SALT_BYTES).toString("hex");
+            }
+            """,
+            {
+                "require": ["crypto.randomBytes"],
+                "forbid": ["eval", "Math.random"],
+                "arguments": [{"position": 1, "one-of": [32]}],
+            },
+            language="javascript",
+        ),
+        Sample(
+            """
+            import { readFile } from "fs/promises";
+
+            export async function load(path: string): Promise<Map<string, number>> {
+              const data = JSON.parse(await readFile(path, "utf8"));
+              return new Map(Object.entries(data));
+            }
+            """,
+            {"require": ["fs.readFile", "JSON.parse", "Map"], "function": "load"},
+            language="typescript",
+        ),
     )
     violated_by = (
         Sample(
             "def f(n):\n    return n\n",
             {"require": ["functools.lru_cache"]},
             message="`functools.lru_cache` is never called",
+        ),
+        Sample(
+            "function run(code) {\n  const ev = eval;\n  return eval(code);\n}\n",
+            {"forbid": ["eval"]},
+            message="calls `eval`, which is forbidden",
+            line=3,
+            language="javascript",
+        ),
+        Sample(
+            'import crypto from "crypto";\n\nexport const salt = (): Buffer => '
+            "crypto.randomBytes(16);\n",
+            {"require-any": ["crypto.randomBytes"], "arguments": [{"position": 1, "one-of": [32]}]},
+            message="argument 1 is 16, expected one of 32",
+            line=3,
+            language="typescript",
         ),
         Sample(
             "from builtins import eval as e\n\ne('1')\n",
@@ -259,21 +320,33 @@ class CallsCheck(Check):
         return " ".join(parts) or self.advice
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
-        places = scopes(ctx, self.options.get("function"), _RULE)
-        if isinstance(places, Finding):
-            return [places]
-        sites = [
-            (names, method, m, site)
-            for m, node in places
-            for names, method, site in call_sites(m, node)
-        ]
-        findings: list[Finding] = []
         where = self.options.get("function")
+        js = ctx.js_modules()
+        js_function = find_js_function(js, where) if where and js else None
+        sites: list[_Site | JsCallSite] = []
+        if js_function is not None:
+            sites = list(js_call_sites(js_function.module, js_function.node))
+            path, line = js_function.module.relpath, js_function.line
+        elif where and js and not ctx.modules():
+            return [_no_js_function(js, where)]
+        else:
+            places = scopes(ctx, where, _RULE) if ctx.modules() or not js else []
+            if isinstance(places, Finding):
+                return [places]
+            sites = [
+                (names, method, m, site)
+                for m, node in places
+                for names, method, site in call_sites(m, node)
+            ]
+            if not where:
+                sites += [site for m in js for site in js_call_sites(m)]
+            first = places[0][0].relpath if places else js[0].relpath
+            path = first
+            line = places[0][0].line_of(places[0][1]) if where and places else 1
+        findings: list[Finding] = []
         scope_text = f" in `{where}`" if where else ""
-        path, node = places[0][0].relpath, places[0][1]
-        line = places[0][0].line_of(node) if where else 1
         for wanted in self.options.get("require", []):
-            made = [s for s in sites if matches(s[0], s[1], wanted)]
+            made = [s for s in sites if _matches(s, wanted)]
             if not made:
                 findings.append(
                     Finding(f"`{wanted}` is never called{scope_text}", _RULE, path, line)
@@ -281,7 +354,7 @@ class CallsCheck(Check):
             elif not any(self._works(wanted, s) for s in made):
                 findings.extend(self._unusable(wanted, made))
         choices = self.options.get("require-any", [])
-        made_any = [(w, s) for w in choices for s in sites if matches(s[0], s[1], w)]
+        made_any = [(w, s) for w in choices for s in sites if _matches(s, w)]
         if choices and not any(self._works(w, s) for w, s in made_any):
             if not made_any:
                 none = listed(choices, conjunction="or")
@@ -290,42 +363,85 @@ class CallsCheck(Check):
                 findings.extend(self._unusable(wanted, [s for w, s in made_any if w == wanted]))
         for banned in self.options.get("forbid", []):
             findings.extend(
-                Finding(
-                    f"calls `{banned}`{scope_text}, which is forbidden",
-                    _RULE,
-                    module.relpath,
-                    module.line_of(site),
-                )
-                for names, method, module, site in sites
-                if matches(names, method, banned)
+                Finding(f"calls `{banned}`{scope_text}, which is forbidden", _RULE, *_place(site))
+                for site in sites
+                if _matches(site, banned)
             )
         return findings
 
-    def _works(self, wanted: str, site: _Site) -> bool:
+    def _works(self, wanted: str, site: _Site | JsCallSite) -> bool:
         """Whether a call of `wanted` can do what is asked (see the class doc)."""
-        return not any(_call_problems(wanted, site, self.options.get("arguments", [])))
+        return not any(self._problems(wanted, site))
 
-    def _unusable(self, wanted: str, made: list[_Site]) -> Iterator[Finding]:
+    def _problems(self, wanted: str, site: _Site | JsCallSite) -> Iterator[str]:
+        rules = self.options.get("arguments", [])
+        if isinstance(site, JsCallSite):
+            return _js_call_problems(site, rules)
+        return _call_problems(wanted, site, rules)
+
+    def _unusable(self, wanted: str, made: list[_Site | JsCallSite]) -> Iterator[Finding]:
         """A finding for each call of `wanted` that cannot do what is asked."""
         for site in made:
-            _, _, module, node = site
-            for problem in _call_problems(wanted, site, self.options.get("arguments", [])):
-                yield Finding(
-                    f"`{wanted}` is called here, but {problem}",
-                    _RULE,
-                    module.relpath,
-                    module.line_of(node),
-                )
+            for problem in self._problems(wanted, site):
+                yield Finding(f"`{wanted}` is called here, but {problem}", _RULE, *_place(site))
 
 
 _Site = tuple[set[str], str | None, ParsedModule, cst.CSTNode]
 _MISSING: Final = object()
 
 
+def _matches(site: _Site | JsCallSite, wanted: str) -> bool:
+    if isinstance(site, JsCallSite):
+        return matches(set(site.names), site.method, wanted)
+    return matches(site[0], site[1], wanted)
+
+
+def _place(site: _Site | JsCallSite) -> tuple[str, int]:
+    if isinstance(site, JsCallSite):
+        return site.module.relpath, site.module.line_of(site.node)
+    return site[2].relpath, site[2].line_of(site[3])
+
+
+def _no_js_function(js: Sequence[JsModule], name: str) -> Finding:
+    """The function `name` is defined in none of the JS/TS modules."""
+    defined = sorted({f.qualname for m in js for f in js_functions(m) if f.qualname})
+    shown = ", ".join(defined[:10]) or "none"
+    return Finding(
+        f"function `{name}` is not defined (functions found: {shown})", _RULE, js[0].relpath, 1
+    )
+
+
+def _js_call_problems(site: JsCallSite, rules: Sequence[Mapping[str, Any]]) -> Iterator[str]:
+    """Why a JS/TS call cannot do what is asked: an argument rule broken at its
+    `position` (JavaScript passes no keywords: `keyword` is Python's alone)."""
+    given = arguments_of(site)
+    if given is None or not rules:
+        return
+    constants = constants_of(site.module)
+    for rule in rules:
+        position = rule.get("position")
+        if position is None or position > len(given):
+            continue
+        if any(a.kind() == "spread_element" for a in given[:position]):
+            continue  # `f(...args)`: where the argument lands is not known
+        node = given[position - 1]
+        value = js_literal(node)
+        if value is MISSING and node.kind() == "identifier":
+            value = constants.get(node.text(), MISSING)
+        if value is MISSING:
+            continue
+        where = f"argument {position}"
+        allowed, refused = rule.get("one-of"), rule.get("not-one-of")
+        if allowed is not None and value not in allowed:
+            yield f"{where} is {value!r}, expected one of {', '.join(map(repr, allowed))}"
+        elif refused is not None and value in refused:
+            yield f"{where} is {value!r}, expected none of {', '.join(map(repr, refused))}"
+
+
 def _rule_text(rule: Mapping[str, Any]) -> str:
     where = " or ".join(
-        [f"argument {rule['position']}"] * ("position" in rule)
-        + [f"`{rule['keyword']}=`"] * ("keyword" in rule)
+        ([f"argument {rule['position']}"] if "position" in rule else [])
+        + ([f"`{rule['keyword']}=`"] if "keyword" in rule else [])
     )
     if "one-of" in rule:
         return f"{where} is one of {', '.join(map(repr, rule['one-of']))}"
