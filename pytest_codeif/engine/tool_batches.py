@@ -546,14 +546,20 @@ def _run_node_batch(
 ) -> _BatchResult:
     """Biome over every unit's JavaScript and TypeScript in one run (`_run_tsc_batch`
     for the compiler). A run that crashes is run again on each half of its units, down
-    to the unit that crashes it."""
+    to the unit that crashes it. A single unit's `.ts` that reads only as TSX is linted
+    as a `.tsx` copy (see `_as_tsx`)."""
     if isinstance(config, TscConfig):
         return _run_tsc_batch(config, units, names, root, workdir)
     parts: _BatchResult = [([u for u in units if not _js(u)], NodeRun({}), names)]
+    tsx = {u.key: _as_tsx(u, root / names[u.key]) for u in units if not u.is_project}
 
     def lint(group: list[CodeUnit]) -> NodeRun:
-        files = [_staged_path(names[u.key], f) for u in group for f in _js(u)]
-        return run_biome(config, root, files, workdir)
+        files = [
+            f"{names[u.key]}/{tsx.get(u.key, {}).get(f.relpath, f.relpath)}"
+            for u in group
+            for f in _js(u)
+        ]
+        return _back_from_tsx(run_biome(config, root, files, workdir), group, tsx, names)
 
     judged = [u for u in units if _js(u)]
     parts.extend((group, run, names) for group, run in _halved(lint, judged))
@@ -597,17 +603,8 @@ def _run_tsc_batch(
             singles=not unit.is_project,
         )
 
-    def as_staged(group: list[CodeUnit], run: NodeRun, shared: bool) -> NodeRun:
-        """`run` with the `.tsx` copies' paths back to the files they stand for."""
-        back: dict[str, str] = {}
-        for unit in group:
-            prefix = f"{names[unit.key]}/" if shared else ""
-            for relpath, copy in tsx.get(unit.key, {}).items():
-                back[prefix + copy] = prefix + relpath
-        return _renamed(run, back) if back else run
-
     def check(group: list[CodeUnit]) -> NodeRun:
-        return as_staged(group, run_tsc(config, [program(group)], workdir)[0], shared=True)
+        return _back_from_tsx(run_tsc(config, [program(group)], workdir)[0], group, tsx, names)
 
     groups: list[list[CodeUnit]] = ([singles] if singles else []) + [[u] for u in alone]
     programs = ([program(singles)] if singles else []) + [own(u) for u in alone]
@@ -620,7 +617,8 @@ def _run_tsc_batch(
             parts.extend((half, done, names) for half, done in _halved(check, group))
             continue
         shared = each.root == root
-        parts.append((group, as_staged(group, run, shared), names if shared else None))
+        run = _back_from_tsx(run, group, tsx, names if shared else None)
+        parts.append((group, run, names if shared else None))
     return parts
 
 
@@ -639,13 +637,31 @@ def _as_tsx(unit: CodeUnit, folder: Path) -> dict[str, str]:
         except Undecidable:
             continue
         if grammar == "tsx":
-            copies[source.relpath] = source.relpath + "x"
-            shutil.copyfile(folder / source.relpath, folder / copies[source.relpath])
+            copies[source.relpath] = copy = source.relpath + "x"
+            # Copied aside and renamed: Biome's batch and the compiler's may both make
+            # it at once, and neither tool may read a half-written file.
+            aside = folder / f"{copy}.{os.getpid()}.{threading.get_ident()}"
+            shutil.copyfile(folder / source.relpath, aside)
+            os.replace(aside, folder / copy)
     return copies
 
 
-def _renamed(run: NodeRun, back: dict[str, str]) -> NodeRun:
-    """`run` with the paths of `back` (a copy's -> its original's) renamed."""
+def _back_from_tsx(
+    run: NodeRun,
+    group: list[CodeUnit],
+    tsx: dict[str, dict[str, str]],
+    names: dict[str, str] | None,
+) -> NodeRun:
+    """`run` (of `group`'s units, its paths relative to the staging dir by `names`, or
+    None: to one unit's folder) with the `.tsx` copies' paths back to the files they
+    stand for."""
+    back: dict[str, str] = {}
+    for unit in group:
+        prefix = f"{names[unit.key]}/" if names is not None else ""
+        for relpath, copy in tsx.get(unit.key, {}).items():
+            back[prefix + copy] = prefix + relpath
+    if not back:
+        return run
     return replace(
         run,
         by_file={back.get(path, path): found for path, found in run.by_file.items()},

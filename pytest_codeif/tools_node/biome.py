@@ -8,7 +8,10 @@ own discovery (version control, ignore files, the formatter).
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import os
 import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -31,6 +34,7 @@ from pytest_codeif.tools_node.runs import (
     numbers,
     relative,
     run,
+    sorted_findings,
     tail,
     utf8_name,
 )
@@ -108,7 +112,9 @@ def _rules_in(schema_path: Path) -> BiomeRules | None:
 
 def biome_configuration(config: BiomeConfig) -> dict[str, Any]:
     """The whole `biome.json` of a run: nothing of Biome's own discovery (no version
-    control, no ignore files, no formatter), only the linter with the task's settings."""
+    control, no ignore files, no formatter), only the linter with the task's settings.
+    Parameter decorators (`constructor(@Inject() x)`, NestJS's and TypeORM's) parse:
+    TypeScript's `experimentalDecorators` code is code as written, not a syntax error."""
     document: dict[str, Any] = {
         "root": True,
         "vcs": {"enabled": False},
@@ -116,6 +122,7 @@ def biome_configuration(config: BiomeConfig) -> dict[str, Any]:
         "formatter": {"enabled": False},
         "assist": {"enabled": False},
         "linter": {"enabled": True, "rules": {"preset": config.preset}},
+        "javascript": {"parser": {"unsafeParameterDecoratorsEnabled": True}},
     }
     for key, value in config.settings:
         *parents, last = key.split(".")
@@ -131,8 +138,11 @@ def biome_configuration(config: BiomeConfig) -> dict[str, Any]:
 
 def run_biome(config: BiomeConfig, root: Path, files: Sequence[str], workdir: Path) -> NodeRun:
     """Run `biome lint` once on `files` (relative to `root`) with only `config`'s
-    settings, written to a `biome.json` of ours in `workdir`. A file whose name is not
-    UTF-8 is not given to Biome (it stops the whole run on one): it has no verdict."""
+    settings, written to a `biome.json` of ours in a folder of `workdir`. Biome runs in
+    that folder and reads the files through a link to `root` in it: it applies a
+    configuration's parser settings only to files below the configuration's folder. A
+    file whose name is not UTF-8 is not given to Biome (it stops the whole run on one):
+    it has no verdict."""
     binary = biome_binary()
     if binary is None:
         return NodeRun({}, missing_tool_message("Biome", BIOME_PACKAGE), "missing-tool")
@@ -141,12 +151,13 @@ def run_biome(config: BiomeConfig, root: Path, files: Sequence[str], workdir: Pa
     if not files:
         return NodeRun({}, file_errors=unnamed)
     config_dir = config_folder(workdir, "biome", "biome.json", biome_configuration(config))
+    code = _linked(config_dir, root)
     cmd = [binary, "lint", f"--config-path={config_dir}", "--reporter=json"]
     cmd += ["--max-diagnostics=none", "--diagnostic-level=info", "--colors=off"]
     cmd += [f"--only={selector}" for selector in config.only]
     cmd += [f"--skip={selector}" for selector in config.skip]
-    cmd += ["--", *files]
-    proc = run(cmd, root)
+    cmd += ["--", *(f"{code}/{name}" for name in files)]
+    proc = run(cmd, config_dir)
     if isinstance(proc, str):
         return NodeRun({}, proc)
     try:
@@ -154,8 +165,18 @@ def run_biome(config: BiomeConfig, root: Path, files: Sequence[str], workdir: Pa
         diagnostics = report["diagnostics"]
     except (ValueError, KeyError, TypeError):
         return _biome_refused(proc)
-    found = _biome_findings(diagnostics, root)
+    found = _biome_findings(diagnostics, root, f"{code}/")
     return replace(found, file_errors={**unnamed, **found.file_errors}) if unnamed else found
+
+
+def _linked(config_dir: Path, root: Path) -> str:
+    """The name of a link, in `config_dir`, to `root` (made once; one per root)."""
+    name = "code-" + hashlib.sha256(os.fsencode(root)).hexdigest()[:12]
+    link = config_dir / name
+    if not link.is_symlink():
+        with contextlib.suppress(FileExistsError):  # another thread made it first
+            os.symlink(root.resolve(), link, target_is_directory=True)
+    return name
 
 
 def _biome_refused(proc: subprocess.CompletedProcess[str]) -> NodeRun:
@@ -166,7 +187,7 @@ def _biome_refused(proc: subprocess.CompletedProcess[str]) -> NodeRun:
     return NodeRun({}, f"biome exited with {proc.returncode}: {said}", crashed=True)
 
 
-def _biome_findings(diagnostics: object, root: Path) -> NodeRun:
+def _biome_findings(diagnostics: object, root: Path, prefix: str = "") -> NodeRun:
     """Findings of Biome's JSON report: lint diagnostics; a file Biome could not parse
     or read has no verdict; an error about no file (the settings) fails the run."""
     by_file: dict[str, list[Finding]] = {}
@@ -176,7 +197,8 @@ def _biome_findings(diagnostics: object, root: Path) -> NodeRun:
         if not isinstance(item, dict):
             continue
         category = str(item.get("category") or "")
-        message = str(item.get("message") or "")
+        # On one line: a message may quote code across lines.
+        message = " ".join(str(item.get("message") or "").split())
         location = item.get("location") or {}
         where = location.get("path") if isinstance(location, dict) else None
         start = location.get("start") if isinstance(location, dict) else None
@@ -188,7 +210,7 @@ def _biome_findings(diagnostics: object, root: Path) -> NodeRun:
                 )
                 return NodeRun({}, f"biome: {category}: {message}", kind)
             continue
-        path = relative(where, root)
+        path = relative(where, root).removeprefix(prefix)
         if category.startswith("lint/"):
             line, column = texts.relocate(path, line, column, BIOME_BREAKS)
             by_file.setdefault(path, []).append(Finding(message, category, path, line, column))
@@ -197,7 +219,7 @@ def _biome_findings(diagnostics: object, root: Path) -> NodeRun:
             errors.setdefault(path, ("syntax-error", f"Biome cannot parse line {line}: {message}"))
         elif item.get("severity") == "error" and not category.startswith("suppressions/"):
             errors.setdefault(path, ("checker-failure", f"biome: {category}: {message}"))
-    return NodeRun(by_file, file_errors=errors)
+    return NodeRun(sorted_findings(by_file), file_errors=errors)
 
 
 def _settings_category(category: str) -> bool:

@@ -86,6 +86,15 @@ class Positions:
         return index + 1, offset - ours[index] + 1
 
 
+def sorted_findings(by_file: dict[str, list[Finding]]) -> dict[str, list[Finding]]:
+    """Each file's findings in the order of the file (a tool running on several threads,
+    Biome, reports them in any order: a report must read the same every time)."""
+    return {
+        path: sorted(found, key=lambda f: (f.line or 0, f.column or 0, f.rule, f.message))
+        for path, found in by_file.items()
+    }
+
+
 def utf8_name(name: str) -> bool:
     """Whether a file name is UTF-8 (a name read from the disk that is not holds
     surrogate escapes, which no Node tool can name the file by)."""

@@ -26,7 +26,14 @@ from typing import Any, Final
 
 from pytest_codeif.outcome import ErrorKind, Finding
 from pytest_codeif.tools_node.found import tsc_tools
-from pytest_codeif.tools_node.runs import NodeRun, config_folder, relative, run, tail
+from pytest_codeif.tools_node.runs import (
+    NodeRun,
+    config_folder,
+    relative,
+    run,
+    sorted_findings,
+    tail,
+)
 
 
 @dataclass(frozen=True)
@@ -54,7 +61,8 @@ class TscConfig:
 
 #: Compiler options of every run unless the task sets them: lenient where code that
 #: runs is not at fault (the newest library, the DOM and Node's types, JSON imports,
-#: imports without extensions, JSX read as written), `strict` off as mypy's default.
+#: imports without extensions, JSX read as written, decorators as NestJS and TypeORM
+#: write them), `strict` off as mypy's default.
 TSC_DEFAULTS: Final[Mapping[str, Any]] = {
     "target": "es2022",
     "lib": ["esnext", "dom", "dom.iterable"],
@@ -65,6 +73,8 @@ TSC_DEFAULTS: Final[Mapping[str, Any]] = {
     "resolveJsonModule": True,
     "allowImportingTsExtensions": True,
     "jsx": "preserve",
+    # NestJS, TypeORM and Angular code decorates parameters: legacy decorators.
+    "experimentalDecorators": True,
 }
 #: Compiler options no task changes: no output, declaration files unchecked, the
 #: types of Node from the tools' own folder (none from the code's), JavaScript read for
@@ -295,4 +305,4 @@ def _tsc_findings(checked: object, root: Path) -> NodeRun:
             rule = f"TS{code}"
             words = " ".join(part.strip() for part in str(message).splitlines() if part.strip())
             by_file.setdefault(path, []).append(Finding(words, rule, path, line, column))
-    return NodeRun(by_file, file_errors=errors)
+    return NodeRun(sorted_findings(by_file), file_errors=errors)
