@@ -544,3 +544,28 @@ def test_a_scope_of_python_and_typescript_takes_the_graph_the_contract_names(
     assert any("JavaScript/TypeScript ones" in note for note in found["typescript"]["notes"])
     [evidence] = found["web-layers"]["evidence"]
     assert (evidence["path"], evidence["line"]) == ("proj/web/src/client/http.ts", 1)
+
+
+def test_module_scopes_name_js_files_as_the_contracts_do(tmp_path: Path) -> None:
+    """`exclude-modules: [src.repositories]` leaves the repositories' raw SQL out, as it
+    does for Python; a module name no file has is a task error."""
+    folder = assemble(tmp_path, "express_esm", "raw_sql")
+    raw = {"check": "raw-sql"}
+    found = _run(
+        tmp_path,
+        [
+            {
+                "id": "scoped",
+                "directory": folder.name,
+                "constraints": [
+                    {**raw, "id": "outside", "exclude-modules": ["src.repositories"]},
+                    {**raw, "id": "inside", "modules": ["src.repositories.articleRepository"]},
+                    {**raw, "id": "typo", "modules": ["src.repository"]},
+                ],
+            }
+        ],
+    )["scoped"]
+    assert found["outside"]["status"] == "satisfied"
+    assert found["inside"]["status"] == "violated"
+    assert found["typo"]["error_kind"] == "invalid-task"
+    assert "no file of the code is in the constraint's scope" in found["typo"]["error"]

@@ -40,8 +40,8 @@ class DbDriversCheck(Check):
     oracledb, duckdb, @duckdb/node-api and odbc, imported by `import`, `require`,
     `import()` or `import x = require()`, a path inside one counting for it
     (`mysql2/promise`). An ORM (Sequelize, TypeORM, Prisma, Knex) loads its driver
-    itself: a driver listed only in package.json does not count. Scope JS/TS files with
-    `files` / `exclude-files` (`exclude-files: ["src/db/**"]`).
+    itself: a driver listed only in package.json does not count. A JS/TS module is
+    named by its path in a scope (`exclude-modules: [src.db]` leaves `src/db/` out).
 
     Options: `add` (more module names to treat as drivers).
 

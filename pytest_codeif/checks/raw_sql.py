@@ -57,8 +57,8 @@ class RawSqlCheck(Check):
     SQL built out of sight counts when it is passed to Prisma's or Knex's raw methods or
     to a database object the code made (`new Pool()`, `new Sequelize()`, `new
     DataSource()`, `knex({...})`, followed through the project's imports: `import
-    sequelize from "../config/database.js"`). Scope JS/TS files with `files` /
-    `exclude-files` (`modules` names Python modules).
+    sequelize from "../config/database.js"`). A JS/TS module is named by its path in a
+    scope (`exclude-modules: [src.repositories]` leaves `src/repositories/` out).
 
     To allow raw SQL in some modules (the repositories, migrations, which run raw SQL by
     design), scope the constraint. Each evaluation parses at most half a million

@@ -113,7 +113,7 @@ class RoutesCheck(Check):
     plugin's `fastify`) with a handler function last when the project imports exactly
     one of these frameworks; Fastify's `route({ url, ... })`; NestJS's `@Get()`,
     `@Post()`... handler decorators. A client's `axios.get("/api")` passes no handler.
-    Scope JS/TS files with `files` / `exclude-files` (`exclude-files: ["src/routes/**"]`).
+    Scope them by path names (`exclude-modules: [src.routes]`) or files.
 
     Options: `frameworks` (any of `fastapi`, `flask`, `django`, `express`, `fastify`,
     `hono`, `koa`, `nestjs`; default all),

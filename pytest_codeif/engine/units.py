@@ -10,8 +10,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.js_graph import js_module_name
 from pytest_codeif.code.js_tree import JsModule, JsSyntaxError
-from pytest_codeif.code.languages import PYTHON
+from pytest_codeif.code.languages import JS_FAMILY, PYTHON
 from pytest_codeif.code.module_names import did_you_mean
 from pytest_codeif.code.parsers import parse_source_file
 from pytest_codeif.code.scope import Scope, module_matches
@@ -131,6 +132,7 @@ def check_scope_modules(unit: CodeUnit, scope: Scope) -> None:
     if names is None:
         return
     known = set(names.modules.values()) | names.packages
+    known |= {js_module_name(f.relpath) for f in unit.files if f.language in JS_FAMILY}
     for key, patterns in (("modules", scope.modules), ("exclude-modules", scope.exclude_modules)):
         for index, pattern in enumerate(patterns):
             if "*" in pattern or any(module_matches(pattern, m) for m in known):
@@ -143,8 +145,12 @@ def check_scope_modules(unit: CodeUnit, scope: Scope) -> None:
 
 
 def _module_of(unit: CodeUnit, source: SourceFile) -> str | None:
-    """The module name scope patterns match `source` by (None: no import reaches it)."""
+    """The module name scope patterns match `source` by (None: no import reaches it):
+    a JS/TS file of a project is named by its path, as the contract checks name it
+    (`code/js_graph.py`: `src/repositories/users.js` is `src.repositories.users`)."""
     if not unit.is_project:
         return source.module
+    if source.language in JS_FAMILY:
+        return js_module_name(source.relpath)
     place = unit.place(source.relpath)
     return place.name if place is not None else None
