@@ -390,3 +390,23 @@ def test_a_crash_is_run_again_in_halves_so_it_spoils_only_its_unit(tmp_path: Pat
     assert crashed == [[culprit]]
     assert sorted(u.key for group, _ in parts for u in group) == sorted(u.key for u in units)
     assert seen == [5, 2, 3, 1, 2, 1, 1]
+
+
+@needs_biome
+def test_typescript_as_written_parses_decorators_and_a_tsx_answers_jsx(tmp_path: Path) -> None:
+    nest = (
+        "function Inject(t: string): ParameterDecorator {\n  return () => {};\n}\n"
+        'export class S {\n  constructor(@Inject("db") private readonly db: string) {}\n}\n'
+    )
+    tsx = "export const el = <div>{1}</div>;\nexport const same = el == 0;\n"
+    engine = Engine(tmp_path, tmp_path / "work")
+    check = constraint(BiomeCheck({"select": ["noDoubleEquals"]}))
+    tasks = [task(tmp_path, "nest", nest, "typescript"), task(tmp_path, "tsx", tsx, "typescript")]
+    for each in tasks:
+        engine.plan(each, check)
+    verdicts = [engine.evaluate(each, check) for each in tasks]
+    engine.close()
+    assert [v.status for v in verdicts] == ["satisfied", "violated"]
+    assert [(e.code_line, e.rule) for e in verdicts[1].evidence] == [
+        (2, "lint/suspicious/noDoubleEquals")
+    ]
