@@ -54,3 +54,53 @@ def test_calls_in_js_are_resolved_through_imports(pytester: pytest.Pytester) -> 
             "*app.js:8: [[]calls[]] `update` is never called in `nothing`*",
         ]
     )
+
+
+def test_signature_of_typescript_and_javascript(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("api.ts").write_text(
+        "export class Store {\n"
+        "  async find(id: number, fields?: string[]): Promise<Record<string, unknown> | null> {\n"
+        "    return null;\n  }\n}\n\n"
+        "export const add = (a: number, b): number => a + b;\n"
+    )
+    pytester.path.joinpath("util.js").write_text("function clamp(x, lo, hi) {\n  return x;\n}\n")
+    result = run(
+        pytester,
+        """
+        tasks:
+          - id: api
+            file: api.ts
+            constraints:
+              - check: signature
+                function: Store.find
+                params: [id, fields]
+                annotations: {id: int, fields: "list[str]"}
+                returns: "dict | None"
+              - check: signature
+                function: add
+                fully-annotated: true
+              - check: signature
+                function: Store.find
+                returns: "Map<string, unknown>"
+          - id: util
+            file: util.js
+            constraints:
+              - check: signature
+                function: clamp
+                params: [value, lo, hi]
+              - check: signature
+                function: clamp
+                returns: number
+        """,
+    )
+    result.assert_outcomes(passed=1, failed=3, errors=1)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*api.ts:7: [[]signature[]] `add` lacks annotations: parameter `b`*",
+            "*api.ts:2: [[]signature[]] `Store.find` returns `Promise<Record<string, unknown> "
+            "| null>`, expected `Map<string, unknown>`*",
+            "*util.js:1: [[]signature[]] `clamp` has parameters (x, lo, hi), expected "
+            "(value, lo, hi)*",
+            "*`returns` has no meaning in javascript code*",
+        ]
+    )
