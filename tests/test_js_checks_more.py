@@ -4,14 +4,24 @@ same names and options as for Python, each finding at its file and line."""
 
 from __future__ import annotations
 
+import shutil
 import textwrap
 
 import pytest
 
+from pytest_codeif.sandbox.isolation import choose_isolation
 
-def run(pytester: pytest.Pytester, tasks: str) -> pytest.RunResult:
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
+needs_bwrap = pytest.mark.skipif(
+    choose_isolation("auto").name != "bubblewrap", reason="bubblewrap cannot run here"
+)
+
+
+def run(pytester: pytest.Pytester, tasks: str, *args: str) -> pytest.RunResult:
     pytester.makefile(".codeif.yaml", tasks=textwrap.dedent(tasks))
-    return pytester.runpytest_inprocess("--codeif", "-p", "no:randomly", "-p", "no:cacheprovider")
+    return pytester.runpytest_inprocess(
+        "--codeif", "-p", "no:randomly", "-p", "no:cacheprovider", *args
+    )
 
 
 def test_calls_in_js_are_resolved_through_imports(pytester: pytest.Pytester) -> None:
@@ -102,5 +112,46 @@ def test_signature_of_typescript_and_javascript(pytester: pytest.Pytester) -> No
             "*util.js:1: [[]signature[]] `clamp` has parameters (x, lo, hi), expected "
             "(value, lo, hi)*",
             "*`returns` has no meaning in javascript code*",
+        ]
+    )
+
+
+@needs_node
+@needs_bwrap
+def test_values_read_what_node_call_cases_return(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("grade.js").write_text(
+        "function grade(score) {\n"
+        "  if (score > 100) throw new RangeError('too high');\n"
+        "  return score / 10;\n"
+        "}\n"
+        "module.exports = { grade };\n"
+    )
+    result = run(
+        pytester,
+        """
+        tasks:
+          - id: grade
+            file: grade.js
+            tests:
+              - {function: grade, args: [95], expect: 9.5}
+              - {function: grade, args: [100], expect: 10}
+              - {function: grade, args: [-5], expect: -0.5}
+            constraints:
+              - check: values
+                function: grade
+                params: {score: {type: int, min: 0, max: 100}}
+                reject-outside: true
+              - check: values
+                returns: {type: int}
+        """,
+        "--codeif-sandbox=bubblewrap",
+    )
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*tasks.codeif.yaml:7: [[]values[]] grade(-5): `score` = -5 is below the minimum 0, "
+            "but it returned -0.5 (expected it to raise)",
+            "*tasks.codeif.yaml:5: [[]values[]] grade(95): the result is a float (9.5), "
+            "expected int",
         ]
     )

@@ -9,6 +9,8 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
+from pytest_codeif.checks.shared.js_functions import find_js_function
+from pytest_codeif.checks.shared.js_signatures import js_params
 from pytest_codeif.checks.shared.shapes import SHAPES, describe, type_name, value_has_shape
 from pytest_codeif.checks.shared.structure import parameters, require_function
 from pytest_codeif.functional.plain import (
@@ -210,6 +212,13 @@ class ValuesCheck(Check):
     every argument of the spec's `type` (every argument when it names none), for ranges
     stated without a parameter name ("integer inputs between 0 and 1000").
 
+    JavaScript and TypeScript: the values Node's call cases return, read as plain data
+    as their cases compare them (an array is a list, an object a dict, a Map a dict, a
+    Set a set; a whole number is an int and any other a float, as JavaScript has one
+    number type: `type: float` accepts both). Rejecting an input is throwing a
+    `RangeError`, an `Error` or a class of the code's own (JavaScript's `TypeError`
+    is a crash, as Python's is).
+
     Options: `returns` (a spec) and/or `params` or `arguments` with `function`;
     `function` (only cases calling it); `reject-outside` (bool); `approx` (how close a
     float must come to a bound, an allowed value or a number of decimals: by default
@@ -234,6 +243,7 @@ class ValuesCheck(Check):
     """
 
     name = "values"
+    languages = frozenset({"python", "javascript", "typescript"})
     category = "Interface Specification"
     advice = (
         "Make the function return values that meet the stated spec (type, range, decimals, "
@@ -259,6 +269,18 @@ class ValuesCheck(Check):
         "additionalProperties": False,
     }
     satisfied_by = (
+        Sample(
+            "function grade(score) {\n  if (!(score >= 0 && score <= 100)) throw new RangeError"
+            "(`${score}`);\n  return Math.floor(score / 10);\n}\n",
+            {
+                "function": "grade",
+                "params": {"score": {"type": "int", "min": 0, "max": 100}},
+                "reject-outside": True,
+                "returns": {"type": "int", "min": 0, "max": 10},
+            },
+            calls=[{"function": "grade", "args": [100]}, {"function": "grade", "args": [-5]}],
+            language="javascript",
+        ),
         Sample(
             "def grade(score):\n    if not 0 <= score <= 100:\n        raise ValueError(score)\n"
             "    return score // 10\n",
@@ -310,6 +332,13 @@ class ValuesCheck(Check):
         ),
     )
     violated_by = (
+        Sample(
+            "exports.mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;\n",
+            {"returns": {"type": "float", "decimals": 2}},
+            calls=[{"function": "mean", "args": [[1, 2, 2]]}],
+            message="decimal",
+            language="javascript",
+        ),
         Sample(
             "def count(start, end):\n    if end > 500:\n        raise ValueError(end)\n"
             "    return end - start\n",
@@ -397,11 +426,16 @@ class ValuesCheck(Check):
     ) -> list[Finding]:
         """Cases whose arguments meet the specs must return; with `reject-outside`,
         cases with an argument outside its spec must raise."""
-        ref = require_function(ctx, str(self.options.get("function")), _RULE)
-        if isinstance(ref, Finding):
-            return [ref]
-        names = [p.name.value for p in parameters(ref.node.params)]
-        names = [n for n in names if n not in ("self", "cls")]
+        function = str(self.options.get("function"))
+        js_function = find_js_function(ctx.js_modules(), function)
+        if js_function is not None:
+            names = [p.name for p in js_params(js_function)]
+        else:
+            ref = require_function(ctx, function, _RULE)
+            if isinstance(ref, Finding):
+                return [ref]
+            names = [p.name.value for p in parameters(ref.node.params)]
+            names = [n for n in names if n not in ("self", "cls")]
         findings: list[Finding] = []
         for case, result in observed:
             if not (result.returned or result.raised) or not case.args_known:
@@ -415,7 +449,7 @@ class ValuesCheck(Check):
                 for problem in violations(bound[name], spec, f"`{name}`", self.within)
             ]
             outside += self._arguments(case, names)
-            raised = result.message.partition("but it raised ")[2] if result.raised else ""
+            raised = _raised_text(result.message) if result.raised else ""
             if not outside and raised and _rejects(raised):
                 findings.append(_at(case, f"the arguments are in range, but it raised {raised}"))
             elif outside and self.options.get("reject-outside") and result.returned:
@@ -451,6 +485,15 @@ _BUILTIN_EXCEPTIONS: Final = frozenset(
     for name, value in vars(builtins).items()
     if isinstance(value, type) and issubclass(value, BaseException)
 )
+
+
+def _raised_text(message: str) -> str:
+    """`ValueError: ...` of a case's message: Python's cases say `raised`, Node's
+    `threw`."""
+    for said in ("but it raised ", "but it threw "):
+        if said in message:
+            return message.partition(said)[2]
+    return ""
 
 
 def _rejects(raised: str) -> bool:
