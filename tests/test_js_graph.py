@@ -308,3 +308,17 @@ def test_graph_edges_are_node_and_typescripts_own(
     assert {
         (i.relpath, i.line): i.type_checking for i in graph.imports() if not i.external
     } == kinds
+
+
+def test_a_config_with_too_many_aliases_is_a_hole_not_minutes_of_matching(
+    tmp_path: Path,
+) -> None:
+    aliases = {f"@a{i}/*": [f"src/{i}/*"] for i in range(1_001)}
+    graph = graph_of(
+        tmp_path,
+        {
+            "tsconfig.json": json.dumps({"compilerOptions": {"paths": aliases}}),
+            "src/a.ts": 'import x from "pkg";\n',
+        },
+    )
+    assert "1,001 aliases; at most 1,000" in graph.unparsed["tsconfig.json"]

@@ -37,6 +37,8 @@ PACKAGE_JSON: Final = "package.json"
 MAX_CONFIG_CHARS: Final = 1_000_000
 #: Base configs followed through `extends`, at most (real chains: two or three).
 MAX_EXTENDS: Final = 16
+#: `paths` aliases read, at most (real configs: a handful; each bare import tries each).
+MAX_ALIASES: Final = 1_000
 
 
 def normal(path: str) -> str:
@@ -254,7 +256,14 @@ class JsProject:
             return CompilerPaths(config)
         aliases: list[PathAlias] = []
         base = options.base_url if options.base_url is not None else options.paths_folder
-        for pattern, targets in (options.paths or {}).items():
+        paths = options.paths or {}
+        if len(paths) > MAX_ALIASES:
+            self.problems[config] = (
+                f"compilerOptions.paths has {len(paths):,} aliases; at most {MAX_ALIASES:,} "
+                "are read"
+            )
+            return CompilerPaths(config, options.base_url)
+        for pattern, targets in paths.items():
             if pattern.count("*") > 1 or not isinstance(targets, list):
                 self.problems[config] = f"compilerOptions.paths: `{pattern}` is no alias"
                 continue
