@@ -46,6 +46,14 @@ class AcyclicCheck(Check):
     outcome naming the option's line, with the closest real module); an import naming
     the code's own packages that reaches no module of it is a finding.
 
+    JavaScript and TypeScript projects are judged through their module graph
+    (`code/js_graph.py`): a module is named by its path (`src/routes/users.js` is
+    `src.routes.users`, an `index` file is its folder's module, every folder is a
+    module), imports resolved as Node and TypeScript resolve them (relative paths,
+    `package.json` `exports`, tsconfig `paths` aliases), `import type` counted as an
+    import under `if TYPE_CHECKING:` is. A scope holding both languages is judged in the
+    one the contract's modules exist in.
+
     Options: `ancestors` (packages whose children are checked, module names or `*`
     expressions; default: every top-level package of the project), `depth` (levels
     below each ancestor, default 10), `skip-descendants` (packages not descended

@@ -36,6 +36,14 @@ class IndependenceCheck(Check):
     the option's line, with the closest real module), as in import-linter. An import
     naming the code's own packages that reaches no module of it is a finding.
 
+    JavaScript and TypeScript projects are judged through their module graph
+    (`code/js_graph.py`): a module is named by its path (`src/routes/users.js` is
+    `src.routes.users`, an `index` file is its folder's module, every folder is a
+    module), imports resolved as Node and TypeScript resolve them (relative paths,
+    `package.json` `exports`, tsconfig `paths` aliases), `import type` counted as an
+    import under `if TYPE_CHECKING:` is. A scope holding both languages is judged in the
+    one the contract's modules exist in.
+
     Options: `independent` (required: module names or `*`/`**` expressions, such as
     `app.plugins.*`), `ignore-imports` (import-linter's `importer -> imported`),
     `exclude-type-checking-imports` (default false).

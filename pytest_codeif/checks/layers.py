@@ -89,6 +89,14 @@ class LayersCheck(Check):
     a namespace package that Python imports, and its modules count here; grimp leaves
     them out of its graph.
 
+    JavaScript and TypeScript projects are judged through their module graph
+    (`code/js_graph.py`): a module is named by its path (`src/routes/users.js` is
+    `src.routes.users`, an `index` file is its folder's module, every folder is a
+    module), imports resolved as Node and TypeScript resolve them (relative paths,
+    `package.json` `exports`, tsconfig `paths` aliases), `import type` counted as an
+    import under `if TYPE_CHECKING:` is. A scope holding both languages is judged in the
+    one the contract's modules exist in.
+
     Options: `layers` (required, top first: a module name; several siblings in one
     layer as a list `[orders, users]` or `orders | users`, which must not import each
     other, or `orders : users`, which may; in YAML quote a line holding ` : `, which
