@@ -155,3 +155,43 @@ def test_values_read_what_node_call_cases_return(pytester: pytest.Pytester) -> N
             "expected int",
         ]
     )
+
+
+def test_comments_and_jsdoc_in_js_and_ts(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("shapes.ts").write_text(
+        "// @ts-nocheck\n"
+        "/**\n * The area.\n * @param width the width\n */\n"
+        "export function area(width: number, height: number): number {\n"
+        "  const w = width;\n\n"
+        "  return w * height; // multiply\n"
+        "}\n\n"
+        "export const perimeter = (a: number, b: number): number => 2 * (a + b);\n"
+    )
+    result = run(
+        pytester,
+        """
+        tasks:
+          - id: shapes
+            file: shapes.ts
+            constraints:
+              - check: comments
+                docstrings: required
+                docstring-mentions: [parameters]
+              - check: comments
+                inline: forbidden
+              - check: comments
+                function: area
+                function-start: comment
+              - check: comments
+                max-comments: 1
+        """,
+    )
+    result.assert_outcomes(failed=3, passed=1)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*shapes.ts:6: [[]comments[]] JSDoc of function `area` does not mention: `height`*",
+            "*shapes.ts:12: [[]comments[]] function `perimeter` has no JSDoc comment*",
+            "*shapes.ts:9: [[]comments[]] comment at the end of a line of code: `// multiply`*",
+            "*shapes.ts:6: [[]comments[]] function `area` does not open with a comment*",
+        ]
+    )

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
+from pytest_codeif.checks.shared import js_comments as jsc
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.safe_regex import PatternError, SafePattern, SubjectTooLong, compile_pattern
 
@@ -368,6 +369,14 @@ class CommentsCheck(Check):
     comment line above its first statement or one at the end of that statement's first
     line.
 
+    JavaScript and TypeScript: `//` and `/* */` comments; a JSDoc block (`/** ... */`)
+    just above a function, method or class is its docstring, and one opening the file,
+    followed by a blank line, the module's. Pragmas (`// eslint-disable`, `// @ts-ignore`,
+    `// biome-ignore`, `/// <reference>`, `#!`...) count neither way. A function is a
+    named one: a declaration, a function or arrow bound to a name, a method; a `#` or
+    `_` name, or TypeScript's `private`, is not public. `docstring-mentions` reads JSDoc's
+    words (`@param {number} width`, `@returns`). Findings say "comment" for `#` comment.
+
     Options (at least one besides `function` and `top-level`): `function` (judge only this
     function or method, or this class and its public methods); `top-level` (true: judge
     only module-level functions and classes, a class's comment speaking for its methods,
@@ -399,6 +408,7 @@ class CommentsCheck(Check):
     """
 
     name = "comments"
+    languages = frozenset({"python", "javascript", "typescript"})
     category = "Coding Style"
     advice: ClassVar[str] = (
         "Add (or remove) the comments and docstrings where the finding says, in the "
@@ -436,6 +446,46 @@ class CommentsCheck(Check):
         "additionalProperties": False,
     }
     satisfied_by = (
+        Sample(
+            """
+            #!/usr/bin/env node
+            /**
+             * Area of a rectangle.
+             * @param {number} width the width
+             * @param {number} height the height
+             * @returns {number} the area
+             */
+            function area(width, height) {
+              // multiply the sides
+              return width * height; // eslint-disable-line no-magic-numbers
+            }
+            """,
+            {
+                "docstrings": "required",
+                "docstring-mentions": ["parameters", "returns"],
+                "max-comments": 1,
+                "steps": True,
+            },
+            language="javascript",
+        ),
+        Sample(
+            """
+            export class Inventory {
+              private items = new Map<string, number>();
+
+              // Merge two stock counts.
+              merge(other: Map<string, number>): void {
+                // add each count
+                for (const [k, v] of other) this.items.set(k, (this.items.get(k) ?? 0) + v);
+
+                // drop the empty ones
+                for (const [k, v] of this.items) if (v === 0) this.items.delete(k);
+              }
+            }
+            """,
+            {"function": "Inventory.merge", "function-start": "comment", "steps": True},
+            language="typescript",
+        ),
         Sample(
             """
             def merge(a, b):
@@ -532,6 +582,46 @@ class CommentsCheck(Check):
         ),
     )
     violated_by = (
+        Sample(
+            """
+            const merge = (a, b) => {
+              const out = { ...a };
+
+              for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+              return out;
+            };
+            """,
+            {"function": "merge", "steps": True},
+            message="step of function `merge` at line 2 has no comment before it",
+            line=2,
+            language="javascript",
+        ),
+        Sample(
+            """
+            /** Squares. */
+            export function square(x: number): number {
+              return x * x; // TODO: overflow
+            }
+            """,
+            {"docstrings": "forbidden", "pattern": "^NOTE: "},
+            message="comment does not match `^NOTE: `: `// TODO: overflow`",
+            line=3,
+            language="typescript",
+        ),
+        Sample(
+            """
+            /**
+             * Squares.
+             */
+            export function square(x: number): number {
+              return x * x;
+            }
+            """,
+            {"docstrings": "forbidden"},
+            message="function `square` has a JSDoc comment",
+            line=4,
+            language="typescript",
+        ),
         Sample(
             """
             # A car: make, model and doors.
@@ -689,6 +779,9 @@ class CommentsCheck(Check):
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         function = self.options.get("function")
+        js = ctx.js_modules()
+        if js and (not ctx.modules() or (function and self._js_defines(js, function))):
+            return _JsComments(self, js).findings()
         judged = self._judged(ctx, function)
         if isinstance(judged, Finding):
             return [judged]
@@ -705,6 +798,10 @@ class CommentsCheck(Check):
         findings += self._steps(ctx, judged)
         findings += self._docstrings(ctx, judged)
         return findings
+
+    @staticmethod
+    def _js_defines(js: list[Any], function: str) -> bool:
+        return any(function in (d.qualname, d.name) for m in js for d in jsc.definitions(m))
 
     def _judged(self, ctx: CheckContext, function: str | None) -> list[_Definition] | Finding:
         every = [
@@ -922,3 +1019,244 @@ class CommentsCheck(Check):
             }:
                 missing.append("return")
         return missing
+
+
+class _JsComments:
+    """The `comments` check on JavaScript and TypeScript modules (see the class doc)."""
+
+    def __init__(self, check: CommentsCheck, modules: list[Any]) -> None:
+        self.options = check.options
+        self.pattern = check.pattern
+        self.modules = modules
+        self.every = [d for m in modules for d in jsc.definitions(m)]
+
+    def _judged(self) -> list[jsc.JsDefinition] | Finding:
+        function = self.options.get("function")
+        every = self.every
+        if not function:
+            if self.options.get("top-level"):
+                return [d for d in every if "." not in d.qualname]
+            return [d for d in every if not d.nested]
+        named = [d for d in every if d.qualname == function] or [
+            d for d in every if d.name == function
+        ]
+        if not named:
+            shown = ", ".join(sorted({d.qualname for d in every})[:10]) or "none"
+            return Finding(
+                f"function or class `{function}` is not defined (definitions found: {shown})",
+                _RULE,
+                self.modules[0].relpath,
+                1,
+            )
+        target = named[0]
+        if target.kind == "function":
+            return [target]
+        inside = f"{target.qualname}."
+        return [target] + [
+            d
+            for d in every
+            if d.kind == "function"
+            and d.qualname.startswith(inside)
+            and "." not in d.qualname[len(inside) :]
+            and d.public
+        ]
+
+    def findings(self) -> list[Finding]:
+        judged = self._judged()
+        if isinstance(judged, Finding):
+            return [judged]
+        function = self.options.get("function")
+        docs = {m.relpath: jsc.docstring_nodes(m, jsc.definitions(m)) for m in self.modules}
+        roots = (
+            [(d.module, d.node) for d in judged] if function else [(m, None) for m in self.modules]
+        )
+        found = [
+            c
+            for module, root in roots
+            for c in jsc.all_comments(module, root)
+            if not c.pragma and c.node.range().start.index not in docs[module.relpath]
+        ]
+        if function:  # a function's comments include those just above it
+            above = [c for d in judged for c in jsc.comments_above(d.module, d.node)]
+            found = above + [c for c in found if c not in above]
+        where = f"function `{function}`" if function else "the code"
+        findings = self._counts(found, where)
+        findings += self._inline(found)
+        findings += self._format(found)
+        findings += self._starts(judged)
+        findings += self._steps(judged)
+        findings += self._docstrings(judged)
+        return findings
+
+    def _at(self, comment: jsc.JsComment, message: str) -> Finding:
+        return Finding(message, _RULE, comment.module.relpath, comment.line)
+
+    def _counts(self, found: list[jsc.JsComment], where: str) -> list[Finding]:
+        count = len(found)
+        has = f"has {count} {'comment' if count == 1 else 'comments'} in {where}"
+        lowest, highest = self.options.get("min-comments"), self.options.get("max-comments")
+        if lowest is not None and count < lowest:
+            return [Finding(f"{has}; at least {lowest} asked", _RULE, self.modules[0].relpath, 1)]
+        if highest is None or count <= highest:
+            return []
+        first, rest = found[0], found[1:]
+        return [self._at(first, f"{has}; at most {highest} allowed")] + [
+            self._at(c, f"another comment: `{_short(c.raw)}`") for c in rest
+        ]
+
+    def _inline(self, found: list[jsc.JsComment]) -> list[Finding]:
+        wanted = self.options.get("inline")
+        inline = [c for c in found if c.inline]
+        if wanted == "required" and not inline:
+            return [
+                Finding(
+                    "no comment at the end of a line of code (inline comments asked)",
+                    _RULE,
+                    self.modules[0].relpath,
+                    1,
+                )
+            ]
+        if wanted == "forbidden":
+            return [
+                self._at(c, f"comment at the end of a line of code: `{_short(c.raw)}`")
+                for c in inline
+            ]
+        return []
+
+    def _format(self, found: list[jsc.JsComment]) -> list[Finding]:
+        if self.pattern is None:
+            return []
+        findings = []
+        for comment in found:
+            try:
+                matched = self.pattern.search(comment.text)
+            except SubjectTooLong as exc:
+                raise Undecidable("too-large", f"a comment of {exc.length} characters") from None
+            if not matched:
+                findings.append(
+                    self._at(
+                        comment,
+                        f"comment does not match `{self.options['pattern']}`: "
+                        f"`{_short(comment.raw)}`",
+                    )
+                )
+        return findings
+
+    def _wanted(
+        self, judged: list[jsc.JsDefinition], kind: str | None = None
+    ) -> list[jsc.JsDefinition]:
+        if self.options.get("function"):
+            return judged
+        return [d for d in judged if d.public and (kind is None or d.kind == kind)]
+
+    def _starts(self, judged: list[jsc.JsDefinition]) -> list[Finding]:
+        start = self.options.get("function-start")
+        if start is None:
+            return []
+        least = int(self.options.get("start-lines", 1))
+        top_level = bool(self.options.get("top-level")) and not self.options.get("function")
+        findings = []
+        for d in self._wanted(judged, None if top_level else "function"):
+            if d.kind != "function" and not top_level:
+                continue
+            lines = {
+                "comment": jsc.start_comment_lines(d.module, d),
+                "docstring": jsc.docstring_lines(d.module, d),
+            }
+            kinds = ("comment", "docstring") if start == "either" else (start,)
+            best = max(lines[k] for k in kinds)
+            what = {"comment": "a comment", "docstring": "a JSDoc comment"}
+            asked = " or ".join(what[k] for k in kinds)
+            if best == 0:
+                message = f"{d.where()} does not open with {asked}"
+            elif best < least:
+                unit = "comment line" if start == "comment" else "line"
+                message = (
+                    f"{d.where()} opens with {best} {unit}{'s' if best > 1 else ''}; "
+                    f"at least {least} asked"
+                )
+            else:
+                continue
+            findings.append(Finding(message, _RULE, d.module.relpath, d.line))
+        return findings
+
+    def _steps(self, judged: list[jsc.JsDefinition]) -> list[Finding]:
+        if not self.options.get("steps"):
+            return []
+        findings = []
+        for d in self._wanted(judged, "function"):
+            if d.kind != "function":
+                continue
+            for first in jsc.steps(d):
+                if not jsc.commented(d.module, first):
+                    line = d.module.line_of(first)
+                    findings.append(
+                        Finding(
+                            f"step of {d.where()} at line {line} has no comment before it",
+                            _RULE,
+                            d.module.relpath,
+                            line,
+                        )
+                    )
+        return findings
+
+    def _docstrings(self, judged: list[jsc.JsDefinition]) -> list[Finding]:
+        rule = self.options.get("docstrings")
+        mentions = self.options.get("docstring-mentions", [])
+        if rule is None and not mentions:
+            return []
+        kinds = self.options.get("docstring-on", ["class", "function"])
+        findings: list[Finding] = []
+        if "module" in kinds and not self.options.get("function"):
+            for module in self.modules:
+                has = jsc.module_docstring(module) is not None
+                if rule in ("required", "forbidden") and has != (rule == "required"):
+                    said = "has no" if rule == "required" else "has a"
+                    findings.append(
+                        Finding(
+                            f"the module {said} docstring (a leading /** */ block)",
+                            _RULE,
+                            module.relpath,
+                            1,
+                        )
+                    )
+        targets = judged if rule == "forbidden" else self._wanted(judged)
+        for d in targets:
+            if d.kind not in kinds and not self.options.get("function"):
+                continue
+            doc = jsc.jsdoc_of(d.module, d.node)
+            if rule == "required" and doc is None:
+                findings.append(
+                    Finding(f"{d.where()} has no JSDoc comment", _RULE, d.module.relpath, d.line)
+                )
+            elif rule == "forbidden" and doc is not None:
+                findings.append(
+                    Finding(f"{d.where()} has a JSDoc comment", _RULE, d.module.relpath, d.line)
+                )
+            if doc is not None and mentions and d.kind == "function":
+                missing = _js_unmentioned(d, doc.text, mentions)
+                if missing:
+                    findings.append(
+                        Finding(
+                            f"JSDoc of {d.where()} does not mention: {', '.join(missing)}",
+                            _RULE,
+                            d.module.relpath,
+                            d.line,
+                        )
+                    )
+        return findings
+
+
+def _js_unmentioned(d: jsc.JsDefinition, text: str, mentions: list[str]) -> list[str]:
+    words = _words(text)
+    lowered = {w.lower() for w in words}
+    missing = []
+    if "parameters" in mentions:
+        missing += [f"`{p}`" for p in jsc.parameter_names(d) if p not in words]
+    if "returns" in mentions:
+        if jsc.yields(d):
+            if not lowered & {"yield", "yields", "yielded"}:
+                missing.append("yield")
+        elif jsc.returns_value(d) and not lowered & {"return", "returns", "returned"}:
+            missing.append("return")
+    return missing
