@@ -195,3 +195,46 @@ def test_comments_and_jsdoc_in_js_and_ts(pytester: pytest.Pytester) -> None:
             "*shapes.ts:6: [[]comments[]] function `area` does not open with a comment*",
         ]
     )
+
+
+def test_data_structures_of_js_and_ts(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("lru.ts").write_text(
+        "type Entry = { key: string; value: number };\n\n"
+        "export class Lru {\n"
+        "  private cache = new Map<string, number>();\n"
+        "  put(key: string, value: number): void {\n"
+        "    this.cache.set(key, value);\n"
+        "  }\n"
+        "}\n"
+    )
+    result = run(
+        pytester,
+        """
+        tasks:
+          - id: lru
+            file: lru.ts
+            constraints:
+              - check: data-structure
+                type: Map
+                operations: [set]
+              - check: data-structure
+                type: hashmap
+                operations: [delete]
+                max-size: 100
+              - check: data-structure
+                type: WeakMap
+              - check: data-structure
+                type: collections.deque
+              - check: data-structure
+                type: record
+        """,
+    )
+    result.assert_outcomes(passed=2, failed=2, errors=1)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*lru.ts:1: [[]data-structure[]] `delete` is never called on a hashmap*",
+            "*lru.ts:1: [[]data-structure[]] nothing in the code enforces the size bound of 100*",
+            "*lru.ts:1: [[]data-structure[]] no WeakMap is used*",
+            "*`collections.deque` has no meaning in typescript code*",
+        ]
+    )

@@ -11,7 +11,8 @@ from typing import Any, ClassVar, Final
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
+from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable, listed
+from pytest_codeif.checks.shared import js_structures as jss
 from pytest_codeif.checks.shared.structure import code_of
 from pytest_codeif.code.cst import ParsedModule
 
@@ -335,6 +336,16 @@ class DataStructureCheck(Check):
     not measured, and a bound that is a capacity to reach ("handles up to 1000") rather
     than a cap is not told apart.
 
+    JavaScript and TypeScript: `list`/`array`/`stack` is an array (`push` for
+    `append`), `dict`/`map` a `Map` or an object filled by key (`counts[w] = ...`,
+    `Record<K, V>`), `set` a `Set`, `tuple` a TypeScript tuple type, `bytearray` a
+    `Uint8Array`, `namedtuple`/`record` a class used as a record or a TypeScript
+    interface; `Map`, `Set`, `WeakMap`, `WeakSet`, `Array` and the typed arrays
+    (`Float64Array`..., `typed-array` for any) are the language's own, as written. A
+    size bound is a `.length`/`.size` comparison. `deque`, `Counter`, `defaultdict`,
+    `OrderedDict`, `ChainMap`, `frozenset`, `heapq` and the queues have no meaning
+    there (none is built in): a task error at `type`.
+
     Options: `type` (required), `operations` (method names), `max-size` (an integer).
 
     Example:
@@ -345,6 +356,7 @@ class DataStructureCheck(Check):
     """
 
     name = "data-structure"
+    languages = frozenset({"python", "javascript", "typescript"})
     category = "Data Structure"
     advice = (
         "Keep the data in the structure the task names, built where the data is (a constructor, "
@@ -366,6 +378,38 @@ class DataStructureCheck(Check):
         "additionalProperties": False,
     }
     satisfied_by = (
+        Sample(
+            """
+            const MAX = 100;
+
+            export function track(seen, key) {
+              const counts = new Map();
+              if (counts.size >= MAX) counts.clear();
+              counts.set(key, (counts.get(key) ?? 0) + 1);
+              return counts;
+            }
+            """,
+            {"type": "map", "operations": ["get", "set"], "max-size": 100},
+            language="javascript",
+        ),
+        Sample(
+            """
+            class Stack<T> {
+              private items: T[] = [];
+              push(x: T): void { this.items.push(x); }
+              pop(): T | undefined { return this.items.pop(); }
+            }
+            """,
+            {"type": "stack", "operations": ["append", "pop"]},
+            language="typescript",
+        ),
+        Sample(
+            "const words = (text) => {\n  const counts = {};\n"
+            "  for (const w of text.split(' ')) counts[w] = (counts[w] || 0) + 1;\n"
+            "  return counts;\n};\n",
+            {"type": "dict"},
+            language="javascript",
+        ),
         Sample(
             "from collections import deque\n\ndef run(jobs):\n    q = deque(jobs)\n"
             "    while q:\n        q.popleft()\n    q.append(1)\n",
@@ -399,6 +443,19 @@ class DataStructureCheck(Check):
         ),
     )
     violated_by = (
+        Sample(
+            "const seen = [];\nexport const add = (x: number): void => { seen.push(x); };\n",
+            {"type": "Set"},
+            message="no Set is used",
+            line=1,
+            language="typescript",
+        ),
+        Sample(
+            "function top(xs) {\n  const q = [...xs];\n  return q.shift();\n}\n",
+            {"type": "list", "operations": ["append"]},
+            message="`append` is never called on a list",
+            language="javascript",
+        ),
         Sample("def run(jobs):\n    q = list(jobs)\n    return q.pop(0)\n", {"type": "deque"}),
         Sample(
             "from collections import deque\n\ndef run(jobs):\n    q = deque(jobs)\n"
@@ -432,6 +489,13 @@ class DataStructureCheck(Check):
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         wanted = str(self.options["type"])
         kind = canonical(wanted)
+        js = ctx.js_modules()
+        for language in sorted({m.language for m in js}):
+            why = jss.js_meaning(kind, wanted, language)
+            if why is not None:
+                raise Undecidable("invalid-task", why, key_path=("type",))
+        if js and not ctx.modules():
+            return self._evaluate_js(js, wanted, kind)
         found = uses(ctx, kind)
         first = ctx.modules()[0] if ctx.modules() else None
         path = first.relpath if first else None
@@ -448,6 +512,30 @@ class DataStructureCheck(Check):
                 Finding(
                     f"nothing in the code enforces the size bound of {limit} "
                     "(no maxlen/maxsize, no len(...) comparison, no comparison with the bound)",
+                    _RULE,
+                    path,
+                    1,
+                )
+            )
+        return findings
+
+    def _evaluate_js(self, js: list[Any], wanted: str, kind: str) -> list[Finding]:
+        """The check on JavaScript/TypeScript modules (`shared/js_structures.py`)."""
+        path = js[0].relpath
+        found = [u for m in js for u in jss.js_uses(m, kind, wanted)]
+        if not found:
+            return [Finding(f"no {wanted} is used", _RULE, path, 1)]
+        findings: list[Finding] = []
+        bound = {u.binding for u in found if u.binding}
+        for op in self.options.get("operations", []):
+            if not any(jss.operation_used(m, kind, op, bound) for m in js):
+                findings.append(Finding(f"`{op}` is never called on a {wanted}", _RULE, path, 1))
+        limit = self.options.get("max-size")
+        if limit is not None and not any(jss.bounded(m, limit) for m in js):
+            findings.append(
+                Finding(
+                    f"nothing in the code enforces the size bound of {limit} "
+                    "(no .length or .size comparison, no comparison with the bound)",
                     _RULE,
                     path,
                     1,
