@@ -238,3 +238,38 @@ def test_data_structures_of_js_and_ts(pytester: pytest.Pytester) -> None:
             "*`collections.deque` has no meaning in typescript code*",
         ]
     )
+
+
+def test_types_of_typescript_by_annotation(pytester: pytest.Pytester) -> None:
+    pytester.path.joinpath("lib.ts").write_text(
+        "export function index(words: string[], min = 1): Map<string, number> {\n"
+        "  return new Map();\n}\n\n"
+        "export const shout = (text: string): string => text.toUpperCase();\n"
+    )
+    result = run(
+        pytester,
+        """
+        tasks:
+          - id: lib
+            file: lib.ts
+            constraints:
+              - check: types
+                function: index
+                param-types: ["list[str]", int]
+                returns: "dict[str, int]"
+              - check: types
+                function: index
+                param-type: "number[]"
+              - check: types
+                function: shout
+                returns: int
+        """,
+    )
+    result.assert_outcomes(passed=1, failed=2)
+    result.stdout.fnmatch_lines_random(
+        [
+            "*lib.ts:1: [[]types[]] `index` has no parameter of type `number[[][]]` "
+            "(parameters: words, min)*",
+            "*lib.ts:5: [[]types[]] `shout` returns `string` by its annotation, expected `int`*",
+        ]
+    )

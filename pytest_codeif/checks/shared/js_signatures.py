@@ -26,6 +26,8 @@ class JsParam:
     optional: bool = False
     default: bool = False
     rest: bool = False
+    #: The default value's node (None: none).
+    default_value: SgNode | None = None
 
     @property
     def annotation_text(self) -> str | None:
@@ -55,11 +57,12 @@ def _param(node: SgNode) -> JsParam | None:
             optional=kind == "optional_parameter" or node.field("value") is not None,
             default=node.field("value") is not None,
             rest=inner.rest,
+            default_value=node.field("value"),
         )
     if kind == "assignment_pattern":
         left = node.field("left")
         name = left.text() if left is not None else node.text()
-        return JsParam(name, None, optional=True, default=True)
+        return JsParam(name, None, optional=True, default=True, default_value=node.field("right"))
     if kind == "rest_pattern":
         named = node.named_children()
         return JsParam(named[0].text() if named else "", None, optional=True, rest=True)

@@ -14,6 +14,7 @@ import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
 from pytest_codeif.checks.shared.annotations import normalize_annotation, type_matches
+from pytest_codeif.checks.shared.js_functions import find_js_function, require_js_function
 from pytest_codeif.checks.shared.shapes import (
     Reading,
     describe,
@@ -24,7 +25,9 @@ from pytest_codeif.checks.shared.shapes import (
     value_has_shape,
 )
 from pytest_codeif.checks.shared.structure import FunctionRef, code_of, parameters, require_function
+from pytest_codeif.checks.shared.ts_types import from_text
 from pytest_codeif.checks.types.docstring_types import Declared, declared
+from pytest_codeif.checks.types.js import evaluate_js
 from pytest_codeif.checks.types.name_types import matrix_use, named_type
 from pytest_codeif.checks.types.usage_types import param_types, return_kind
 from pytest_codeif.functional.plain import Unsupported, decode
@@ -49,6 +52,16 @@ _BUILTINS: Final = frozenset({"str", "int", "float", "bool", "list", "dict", "se
 #: Collections whose parameters a function may take when it only iterates, measures,
 #: indexes or unpacks them (a dict is no such collection: iterating one reads its keys).
 _COLLECTIONS: Final = frozenset({"list", "tuple", "set"})
+
+
+def _typed(text: str) -> str:
+    """`canonical_type` of a task's type; one only TypeScript spells (`number[]`,
+    `Map<K, V>`) as written, for JS/TS code (ValueError when it is neither)."""
+    try:
+        return canonical_type(text)
+    except ValueError:
+        from_text(text)
+        return text
 
 
 def canonical_type(text: str | cst.BaseExpression) -> str:
@@ -296,6 +309,13 @@ class TypesCheck(Check):
     of scalars a matrix; nested dicts or node objects a tree; a str that parses as a JSON
     object or array is JSON text; one `datetime.fromisoformat` reads is date/time text.
 
+    JavaScript and TypeScript: TypeScript's annotations decide where written (by
+    meaning, the task's types spelt TypeScript's way, `number[]`, or Python's,
+    `list[int]`; an async function's `Promise<T>` returns `T`), else the values Node's
+    call cases passed and returned, as above (a whole number is an int, `number` and
+    `float` accept any); the code's uses are not read, so with neither the check is
+    undecidable.
+
     Options: `function` (required), `param-types` (the types of all parameters but
     self/cls, in order; with `param-match: in-order`, types that occur among the
     parameters in this order, others allowed between), `param-type` (some parameter
@@ -310,6 +330,7 @@ class TypesCheck(Check):
     """
 
     name = "types"
+    languages = frozenset({"python", "javascript", "typescript"})
     category = "Interface Specification"
     advice = (
         "Give the function the parameter and return types the instruction names; "
@@ -334,6 +355,18 @@ class TypesCheck(Check):
         "additionalProperties": False,
     }
     satisfied_by = (
+        Sample(
+            "export async function stats(log: string, limit?: number): "
+            "Promise<[Set<string>, number]> {\n  return [new Set(), 0];\n}\n",
+            {"function": "stats", "param-types": ["str", "int"], "returns": "tuple[set, int]"},
+            language="typescript",
+        ),
+        Sample(
+            "function mean(xs) {\n  return xs.reduce((a, b) => a + b, 0) / xs.length;\n}\n",
+            {"function": "mean", "param-types": ["list"], "returns": "number"},
+            calls=[{"function": "mean", "args": [[1, 2]]}],
+            language="javascript",
+        ),
         Sample(
             "def stats(log):\n    words = log.split()\n"
             "    return set(words), len(words), bool(words)\n",
@@ -443,6 +476,21 @@ class TypesCheck(Check):
     )
     violated_by = (
         Sample(
+            "export const label = (n: number): number => n;\n",
+            {"function": "label", "returns": "string"},
+            message="`label` returns `number` by its annotation, expected `string`",
+            line=1,
+            language="typescript",
+        ),
+        Sample(
+            "function half(n) {\n  return String(n / 2);\n}\n",
+            {"function": "half", "returns": "float"},
+            calls=[{"function": "half", "args": [3]}],
+            message="`half` returned a str (no return annotation), expected `float`",
+            line=1,
+            language="javascript",
+        ),
+        Sample(
             "def stats(log):\n    words = log.split()\n    return [len(words), words]\n",
             {"function": "stats", "returns": "tuple[int, list]"},
             calls=[{"function": "stats", "args": ["a b"]}],
@@ -509,11 +557,18 @@ class TypesCheck(Check):
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
-        self.param_types = [canonical_type(t) for t in options.get("param-types", [])]
-        self.param_type = canonical_type(options["param-type"]) if "param-type" in options else None
-        self.returns = canonical_type(options["returns"]) if "returns" in options else None
+        self.param_types = [_typed(t) for t in options.get("param-types", [])]
+        self.param_type = _typed(options["param-type"]) if "param-type" in options else None
+        self.returns = _typed(options["returns"]) if "returns" in options else None
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        js = ctx.js_modules()
+        function = find_js_function(js, self.options["function"]) if js else None
+        if function is not None or (js and not ctx.modules()):
+            if function is None:
+                found = require_js_function(ctx, self.options["function"], _RULE)
+                return [found] if isinstance(found, Finding) else []
+            return evaluate_js(dict(self.options), ctx, function, value_is)
         ref = require_function(ctx, self.options["function"], _RULE)
         if isinstance(ref, Finding):
             return [ref]
