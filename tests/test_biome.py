@@ -21,7 +21,13 @@ from pytest_codeif.engine import tool_batches as batches_module
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.errors import Location
 from pytest_codeif.taskfile.model import CodeSpec, ConstraintSpec, Task
-from pytest_codeif.tools_node import BiomeConfig, NodeRun, biome_binary, run_biome
+from pytest_codeif.tools_node import (
+    BiomeConfig,
+    NodeRun,
+    biome_binary,
+    biome_configuration,
+    run_biome,
+)
 from pytest_codeif.tools_node.biome import _biome_findings
 
 needs_biome = pytest.mark.skipif(
@@ -410,3 +416,28 @@ def test_typescript_as_written_parses_decorators_and_a_tsx_answers_jsx(tmp_path:
     assert [(e.code_line, e.rule) for e in verdicts[1].evidence] == [
         (2, "lint/suspicious/noDoubleEquals")
     ]
+
+
+def test_a_rule_given_options_alone_is_switched_on() -> None:
+    config = BiomeCheck(
+        {
+            "select": ["useNamingConvention"],
+            "settings": {"linter.rules.style.useNamingConvention.options.strictCase": False},
+        }
+    ).config
+    style = biome_configuration(config)["linter"]["rules"]["style"]
+    assert style == {"useNamingConvention": {"level": "on", "options": {"strictCase": False}}}
+
+
+@needs_biome
+def test_settings_biome_refuses_are_task_errors_in_its_words(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match=r"'linter.rules.style.noVar' .*'linter.rules.suspicious"):
+        BiomeCheck({"select": ["noVar"], "settings": {"linter.rules.style.noVar": "on"}})
+    engine = Engine(tmp_path, tmp_path / "work")
+    check = BiomeCheck({"select": ["noVar"], "settings": {"javascript.parser.noSuchOption": True}})
+    verdict = engine.evaluate(task(tmp_path, "t", "var a = 1;\n"), constraint(check))
+    engine.close()
+    assert (verdict.status, verdict.error_kind) == ("error", "invalid-task")
+    assert verdict.error == (
+        "Biome refused the task's settings: Found an unknown key `noSuchOption`."
+    )

@@ -157,6 +157,8 @@ class BiomeCheck(Check):
                 if selector not in _PRESETS:
                     _validate_selector(selector, key, index)
         settings = dict(options.get("settings", {}))
+        for key in settings:
+            _validate_setting(key)
         if "max-complexity" in options:
             settings[_COGNITIVE] = {
                 "level": "on",
@@ -195,6 +197,24 @@ class BiomeCheck(Check):
 
 def _json(value: object) -> str:
     return json.dumps(value, sort_keys=True)
+
+
+def _validate_setting(key: str) -> None:
+    """Refuse a `linter.rules.GROUP.RULE...` setting naming no rule of the installed
+    Biome (where Biome is installed from npm; else the run says)."""
+    parts = key.split(".")
+    rules = biome_rules()
+    if rules is None or parts[:2] != ["linter", "rules"] or len(parts) < 4:
+        return
+    group, rule = parts[2], parts[3]
+    if rules.groups.get(rule) == group:
+        return
+    known = rules.groups.get(rule)
+    hint = f"; did you mean 'linter.rules.{known}.{rule}'?" if known else ""
+    if not known:
+        close = difflib.get_close_matches(rule, list(rules.groups), n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+    raise ValueError(f"settings: {key!r} names no Biome rule{hint}")
 
 
 def _switched_on(selectors: tuple[str, ...]) -> dict[str, object]:

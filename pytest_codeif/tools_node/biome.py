@@ -39,6 +39,8 @@ from pytest_codeif.tools_node.runs import (
     utf8_name,
 )
 
+#: How Biome's own messages mark an error line.
+_ERROR_MARK: Final = "\u00d7"
 #: Why a file whose name is not UTF-8 has no verdict.
 _UNNAMED: Final[tuple[ErrorKind, str]] = (
     "checker-failure",
@@ -133,6 +135,13 @@ def biome_configuration(config: BiomeConfig) -> dict[str, Any]:
                 child = here[part] = {}
             here = child
         here[last] = json.loads(value)
+    # A rule given options alone (`...noExcessiveCognitiveComplexity.options.x: 3`) is
+    # on: Biome wants a level beside them. Which rules run is said by `--only` anyway.
+    rules = document["linter"].get("rules")
+    for group in rules.values() if isinstance(rules, dict) else ():
+        for rule in group.values() if isinstance(group, dict) else ():
+            if isinstance(rule, dict) and "options" in rule:
+                rule.setdefault("level", "on")
     return document
 
 
@@ -180,10 +189,18 @@ def _linked(config_dir: Path, root: Path) -> str:
 
 
 def _biome_refused(proc: subprocess.CompletedProcess[str]) -> NodeRun:
-    """A Biome run that printed no report: the task's settings refused, or a crash."""
-    said = tail(proc.stderr or proc.stdout)
+    """A Biome run that printed no report: the task's settings refused (said by its
+    error lines, marked with U+00D7, the generic last one left out), or a crash."""
+    text = proc.stderr or proc.stdout
+    said = tail(text)
     if "configuration" in said.lower() or "couldn't parse" in said.lower():
-        return NodeRun({}, f"Biome refused the task's settings: {said}", "invalid-task")
+        errors = [
+            line.strip().removeprefix(_ERROR_MARK).strip()
+            for line in text.splitlines()
+            if line.strip().startswith(_ERROR_MARK) and "exited because" not in line
+        ]
+        why = "; ".join(errors[:5]) or said
+        return NodeRun({}, f"Biome refused the task's settings: {why}", "invalid-task")
     return NodeRun({}, f"biome exited with {proc.returncode}: {said}", crashed=True)
 
 
