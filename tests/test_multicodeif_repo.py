@@ -127,13 +127,13 @@ def test_what_is_left_out_is_listed_once_with_the_reason(tmp_path: Path) -> None
         (
             f"{instructions}/syntax_library.json",
             "syntax_library/2",
-            "written in 'Rust' (read from its answer); only Python tasks are imported",
+            "written in 'Rust' (read from its answer); language not supported yet",
         ),
         (
             f"{instructions}/code_convention_naming_convention.json",
             "code_convention_naming_convention/2",
-            "names no language (in its answer, prompt's code block or prompt); only Python "
-            "tasks are imported",
+            "names no language (in its answer, prompt's code block or prompt); language not "
+            "supported yet",
         ),
         (
             f"{results}/syntax_library_model-a-Instruct_20241231_090000.json",
@@ -157,7 +157,7 @@ def test_the_command_reads_a_checkout(tmp_path: Path, capsys: pytest.CaptureFixt
     assert sorted(p.name for p in out.iterdir()) == ["model-a.codeif.yaml", "unmapped.jsonl"]
     printed = capsys.readouterr().out
     assert "codeif import: 4 tasks" in printed  # round 0 only
-    assert "written in ... (read from its answer); only Python tasks are imported" in printed
+    assert "written in ... (read from its answer); language not supported yet" in printed
     listed = [json.loads(line) for line in (out / "unmapped.jsonl").read_text().splitlines()]
     assert any(item["key"] == "syntax_library/2" for item in listed)
 

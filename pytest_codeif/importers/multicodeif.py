@@ -19,9 +19,19 @@ from typing import Any, Final
 from pytest_codeif.checks.framework import FRAMEWORKS
 from pytest_codeif.checks.named_algorithm.catalogue import lookup as lookup_algorithm
 from pytest_codeif.checks.named_algorithm.catalogue import names_technique
-from pytest_codeif.code.extract import extract_python
+from pytest_codeif.code.extract import extract_code, extract_python
+from pytest_codeif.code.languages import language as language_named
 from pytest_codeif.functional.growth import canonical
+from pytest_codeif.importers import multicodeif_types
 from pytest_codeif.importers.entry_choice import EntryChoice, choose_entry
+from pytest_codeif.importers.multicodeif_js import (
+    JS_LANGUAGES,
+    js_entry,
+    js_tests,
+    map_js_constraint,
+    response_js_language,
+)
+from pytest_codeif.importers.multicodeif_types import Mapped, TaskRecord
 from pytest_codeif.importers.prompt_requirements import (
     Requirements,
     read_practices,
@@ -29,6 +39,9 @@ from pytest_codeif.importers.prompt_requirements import (
 )
 from pytest_codeif.importers.yaml_out import write_task_file
 
+#: Raised by a mapper with the reason a record has no check (defined beside the records
+#: shared with the JavaScript mapping; importers and tests catch it from here).
+Unmapped = multicodeif_types.Unmapped
 #: MultiCodeIF's type names -> Python annotations.
 TYPES: Final = {
     "string": "str",
@@ -117,18 +130,6 @@ _DECLARATIONS: Final[dict[str, tuple[str, dict[str, Any]]]] = {
 }
 
 
-class Unmapped(Exception):
-    """The record's constraint has no deterministic check here; the text says why."""
-
-
-@dataclass
-class Mapped:
-    """The constraints a record maps to, and what of it was left out (and why)."""
-
-    constraints: list[dict[str, Any]] = field(default_factory=list)
-    left_out: list[str] = field(default_factory=list)
-
-
 def _parts(answer: str) -> list[str]:
     return [p.strip() for p in answer.split(";")]
 
@@ -192,20 +193,6 @@ def _output_range(text: str) -> dict[str, Any]:
     if not spec:
         raise Unmapped(f"output range {text!r} is not one of the forms mapped to a value spec")
     return spec
-
-
-@dataclass(frozen=True)
-class TaskRecord:
-    """What a mapper reads of a task record."""
-
-    kind: str
-    answer: str
-    parts: list[str]
-    prompt: str
-    has_tests: bool
-    entry: str | None
-    #: Why `entry` is what it is (or why there is none), for the unmapped reason.
-    entry_why: str = ""
 
 
 def _interface(r: TaskRecord, out: Mapped) -> None:
@@ -631,6 +618,14 @@ _MAPPERS: Final[dict[str, Callable[[TaskRecord, Mapped], None]]] = {
 }
 
 
+#: Mappers whose reading is the same in every language: a complexity class is measured on
+#: inputs grown from the tests, whatever runs them.
+_LANGUAGE_FREE: Final[dict[str, Callable[[TaskRecord, Mapped], None]]] = {
+    "algorithm_time_complexity": _complexity,
+    "algorithm_space_complexity": _complexity,
+}
+
+
 def map_constraint(record: Mapping[str, Any], entry: str | None, entry_why: str = "") -> Mapped:
     """The checks for one task record (`entry`: the function its tests call, if known;
     `entry_why`: how it was chosen or why there is none); raises `Unmapped` with the reason
@@ -764,30 +759,31 @@ def _entry(record: Mapping[str, Any], code: str | None) -> EntryChoice:
     )
 
 
+def task_language(record: Mapping[str, Any]) -> str | None:
+    """The task file's `language` for `record`: `python` (also for a record that names
+    none, as the Python corpus's do), `javascript` or `typescript`; None for a language
+    not supported yet."""
+    written = str(record.get("language") or "python").strip().lower()
+    if written == "python":
+        return "python"
+    return JS_LANGUAGES.get(written)
+
+
 def build_task(
     record: Mapping[str, Any], model: str, response: str, source: str = ""
 ) -> tuple[dict[str, Any], list[str]]:
     """One task for one response; returns it and the notes on what was left out."""
+    language = task_language(record)
+    if language is None:
+        return _unsupported(record, model, response, source)
+    if language != "python":
+        return build_js_task(record, model, response, language, source)
     code = _code_blocks(response)
     choice = _entry(record, code)
     entry = choice.name
     notes: list[str] = []
-    key = str(record["key"])
     category = CATEGORIES.get(str(record.get("category")), "Scenario")
-    task: dict[str, Any] = {
-        "id": re.sub(r"[^A-Za-z0-9_.\-]", "-", key),
-        "metadata": {
-            "benchmark": "MultiCodeIF",
-            "key": key,
-            "model": model,
-            "responses": source,
-            "type_file": record.get("type_file"),
-            "category": category,
-            "answer": str(record.get("answer") or "")[:300],
-        },
-        "instruction": str(record.get("prompt", "")),
-        "response": response,
-    }
+    task = task_header(record, model, response, source)
     try:
         mapped = map_constraint(record, entry, choice.why)
         notes.extend(mapped.left_out)
@@ -802,6 +798,85 @@ def build_task(
         task["entry-point"] = entry
         task["tests"] = tests
         task["timeout"] = 10
+    elif tests:
+        notes.append(f"tests not imported: {choice.why}")
+    return task, notes
+
+
+def task_header(
+    record: Mapping[str, Any], model: str, response: str, source: str
+) -> dict[str, Any]:
+    """A task's id, metadata (joining the report back to the benchmark), instruction and
+    response, whatever its language."""
+    key = str(record["key"])
+    return {
+        "id": re.sub(r"[^A-Za-z0-9_.\-]", "-", key),
+        "metadata": {
+            "benchmark": "MultiCodeIF",
+            "key": key,
+            "model": model,
+            "responses": source,
+            "type_file": record.get("type_file"),
+            "category": CATEGORIES.get(str(record.get("category")), "Scenario"),
+            "answer": str(record.get("answer") or "")[:300],
+        },
+        "instruction": str(record.get("prompt", "")),
+        "response": response,
+    }
+
+
+def _unsupported(
+    record: Mapping[str, Any], model: str, response: str, source: str
+) -> tuple[dict[str, Any], list[str]]:
+    written = str(record.get("language") or "unknown")
+    task = task_header(record, model, response, source)
+    return task, [f"written in {written!r}: language not supported yet"]
+
+
+def build_js_task(
+    record: Mapping[str, Any], model: str, response: str, language: str, source: str = ""
+) -> tuple[dict[str, Any], list[str]]:
+    """One JavaScript or TypeScript task: the response read in the task's language, the
+    record mapped to the checks' JS/TS meanings (`multicodeif_js`), its tests run by Node."""
+    task = task_header(record, model, response, source)
+    notes: list[str] = []
+    written = response_js_language(response, language)
+    if written != language:
+        # A JavaScript task answered in TypeScript (or the reverse): the code is judged
+        # as what it is, else every check would find no code at all.
+        notes.append(f"the response is written in {written}, not {language}: read as {written}")
+    language = written
+    task["language"] = language
+    extracted = extract_code(response, language_named(language))
+    code = extracted.text if extracted else None
+    choice = js_entry(named_function(str(record.get("prompt", ""))), code)
+    answer = str(record.get("answer") or "")
+    r = TaskRecord(
+        str(record["type_file"]),
+        answer,
+        _parts(answer),
+        str(record.get("prompt", "")),
+        bool(record.get("tests")),
+        choice.name,
+        choice.why,
+    )
+    try:
+        mapped = map_js_constraint(r, language, _LANGUAGE_FREE)
+        notes.extend(mapped.left_out)
+        category = task["metadata"]["category"]
+        task["constraints"] = [
+            {"id": f"c{i}" if i else str(c["check"]), **c, "category": category}
+            for i, c in enumerate(mapped.constraints)
+        ]
+    except Unmapped as exc:
+        notes.append(str(exc))
+    except (IndexError, ValueError):
+        notes.append(f"the answer {answer[:80]!r} is not in the form {r.kind} uses")
+    tests, why_not = js_tests(record)
+    if tests and choice.name:
+        task.update({"entry-point": choice.name, "tests": tests, "timeout": 10})
+    elif why_not:
+        notes.append(f"tests not imported: {why_not}")
     elif tests:
         notes.append(f"tests not imported: {choice.why}")
     return task, notes

@@ -17,10 +17,10 @@ The repository's layout (SYSUSELab/MultiCodeIF):
 Each task becomes the record `import_multicodeif` reads, each response the answer it
 reads, mapped by the same `build_task`, so the task files are the same (a task's
 `metadata.responses` names the results file its response came from). One task file per
-setting and model: `<model>.codeif.yaml` (round R0), `R<k>-<model>.codeif.yaml`. Only
-Python tasks are imported (`multicodeif_language`); every task left out (once: not again
-for each of its responses), every response whose task is unknown, and every older run of
-the same type and model is listed with the reason.
+setting and model: `<model>.codeif.yaml` (round R0), `R<k>-<model>.codeif.yaml`. Python,
+JavaScript and TypeScript tasks are imported (`multicodeif_language`); every task left
+out (once: not again for each of its responses), every response whose task is unknown,
+and every older run of the same type and model is listed with the reason.
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ SETTINGS: Final = {"single_level": False, "self_repair": True}
 MAX_FILE_BYTES: Final = 1 << 30
 _STAMP: Final = re.compile(r"_(\d{8}_\d{6})\.json$")
 _ROUND: Final = re.compile(r"R\d+$")
+#: The languages whose tasks are imported (`multicodeif_language`'s names).
+IMPORTED: Final = frozenset({"Python", "JavaScript", "TypeScript"})
 _UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.\-]")
 
 
@@ -118,14 +120,14 @@ def _tasks(repo: Path, result: ImportResult) -> _Tasks:
         for task in _json_list(folder / f"{type_file}.json"):
             key = f"{type_file}/{task.get('id')}"
             language = language_of(task)
-            if language.name != "Python":
+            if language.name not in IMPORTED:
                 # The language quoted: `codeif import` counts reasons with quotes elided.
                 why = (
                     f"written in {language.name!r} (read from its {language.source})"
                     if language.name
                     else "names no language (in its answer, prompt's code block or prompt)"
                 )
-                reason = f"{why}; only Python tasks are imported"
+                reason = f"{why}; language not supported yet"
                 result.unmapped.append({"file": shown, "key": key, "reason": reason})
                 skipped.add(key)
                 continue
@@ -137,6 +139,7 @@ def _tasks(repo: Path, result: ImportResult) -> _Tasks:
                 "constraint": task.get("constraint"),
                 "prompt": task.get("prompt"),
                 "answer": task.get("answer"),
+                "language": language.name,
             }
             cases = tests.get(str(task.get("id")))
             if cases:
