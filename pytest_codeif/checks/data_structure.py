@@ -341,7 +341,7 @@ class DataStructureCheck(Check):
     `Record<K, V>`), `set` a `Set`, `tuple` a TypeScript tuple type, `bytearray` a
     `Uint8Array`, `namedtuple`/`record` a class used as a record or a TypeScript
     interface; `Map`, `Set`, `WeakMap`, `WeakSet`, `Array` and the typed arrays
-    (`Float64Array`..., `typed-array` for any) are the language's own, as written. A
+    (`Float64Array`..., `TypedArray` for any) are the language's own, as written. A
     size bound is a `.length`/`.size` comparison. `deque`, `Counter`, `defaultdict`,
     `OrderedDict`, `ChainMap`, `frozenset`, `heapq` and the queues have no meaning
     there (none is built in): a task error at `type`.

@@ -308,8 +308,11 @@ def _normalized(text: str) -> str:
     (`number[]`, `Map<K, V>`) as written (raises ValueError when it is neither)."""
     try:
         return normalize_annotation(text)
-    except ValueError:
-        from_text(text)
+    except ValueError as python_error:
+        try:
+            from_text(text)
+        except ValueError:
+            raise python_error from None  # neither way: Python's reason
         return text
 
 

@@ -15,7 +15,7 @@ The mapping:
 - `bytearray`: a `Uint8Array`; `namedtuple`: a class used as a record (fields and
   a constructor, no other methods), or a TypeScript `interface` / object `type`;
 - the language's own names, exactly as written: `Map`, `Set`, `WeakMap`, `WeakSet`,
-  `Array`, the typed arrays (`Uint8Array`, `Float64Array`..., or `typed-array` for any);
+  `Array`, the typed arrays (`Uint8Array`, `Float64Array`..., or `TypedArray` for any);
 - no meaning: `frozenset`, `deque`, `defaultdict`, `Counter`, `OrderedDict`,
   `ChainMap`, `heapq`, `queue.Queue`, `queue.PriorityQueue` (JavaScript has none
   built in: ask for the array, Map or class the code should use).

@@ -59,8 +59,11 @@ def _typed(text: str) -> str:
     `Map<K, V>`) as written, for JS/TS code (ValueError when it is neither)."""
     try:
         return canonical_type(text)
-    except ValueError:
-        from_text(text)
+    except ValueError as python_error:
+        try:
+            from_text(text)
+        except ValueError:
+            raise python_error from None  # neither way: Python's reason
         return text
 
 
