@@ -146,7 +146,10 @@ def _comments(r: TaskRecord, out: Mapped, language: str) -> None:
     elif "multi-line" in style or "multiline" in style or "block" in style:
         options.update({"function-start": "either", "start-lines": 2})
     elif "inline" in style:
-        options["inline"] = "required"
+        # "Use an inline comment to explain the calculation directly in the code": a
+        # comment among the function's lines (`//`), as JavaScript writers use the word;
+        # the narrower sense (at the end of a line of code) would fail the usual answer.
+        options["min-comments"] = 1
     else:
         raise Unmapped(f"comment style {r.parts[1]!r} is not one the comments check knows")
     out.constraints.append(options)
@@ -180,12 +183,17 @@ def _requirements(r: TaskRecord, out: Mapped, language: str) -> None:
     out.left_out.append("read for the frameworks and libraries it names; the rest is not decided")
 
 
+#: A framework the code is asked to be written with ("using Express.js", "use Node.js with
+#: the Express framework", "in Node.js using NestJS"), not one the setting names ("a
+#: platform built with Express": a change to one of its services; "a middleware for an
+#: Express.js application": no app of its own).
+_USING: Final = r"(?<!built )\b(?:using|use|with)\s+(?:node\.js\s+(?:and|with)\s+)?(?:the\s+)?"
 #: Frameworks and libraries a prompt may name, by their words -> the constraint.
 _PROMPT_PACKAGES: Final[list[tuple[str, dict[str, Any]]]] = [
-    (r"\bexpress(?:\.js)?\b", {"check": "framework", "framework": "express"}),
-    (r"\bkoa\b", {"check": "framework", "framework": "koa"}),
-    (r"\bfastify\b", {"check": "framework", "framework": "fastify"}),
-    (r"\bnestjs\b", {"check": "framework", "framework": "nestjs"}),
+    (_USING + r"express(?:\.js)?\b", {"check": "framework", "framework": "express"}),
+    (_USING + r"koa\b", {"check": "framework", "framework": "koa"}),
+    (_USING + r"fastify\b", {"check": "framework", "framework": "fastify"}),
+    (_USING + r"nestjs\b", {"check": "framework", "framework": "nestjs"}),
     (r"\bsocket\.io\b", {"check": "imports", "require-any": ["socket.io", "socket.io-client"]}),
     (r"\bmongoose\b", {"check": "imports", "require": ["mongoose"]}),
     (r"\bmongodb\b", {"check": "imports", "require-any": ["mongoose", "mongodb"]}),
