@@ -496,6 +496,9 @@ class DataStructureCheck(Check):
                 raise Undecidable("invalid-task", why, key_path=("type",))
         if js and not ctx.modules():
             return self._evaluate_js(js, wanted, kind)
+        if js and not uses(ctx, kind) and any(jss.js_uses(m, kind, wanted) for m in js):
+            # Python beside JS/TS: the structure is judged where it is used.
+            return self._evaluate_js(js, wanted, kind)
         found = uses(ctx, kind)
         first = ctx.modules()[0] if ctx.modules() else None
         path = first.relpath if first else None
