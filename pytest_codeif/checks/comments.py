@@ -1187,8 +1187,9 @@ class _JsComments:
         for d in self._wanted(judged, "function"):
             if d.kind != "function":
                 continue
+            starts = jsc.comment_starts(d.module)
             for first in jsc.steps(d):
-                if not jsc.commented(d.module, first):
+                if not jsc.commented(first, starts):
                     line = d.module.line_of(first)
                     findings.append(
                         Finding(

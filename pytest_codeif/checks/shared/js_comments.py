@@ -345,8 +345,18 @@ def _step(paragraph: list[SgNode]) -> Iterator[SgNode]:
     yield paragraph[0]
 
 
-def commented(module: JsModule, statement: SgNode) -> bool:
-    """A comment line above the statement, or one at the end of its first line."""
+def comment_starts(module: JsModule) -> dict[int, list[int]]:
+    """Where each comment of `module` starts: line (0-based) -> offsets, read once."""
+    starts: dict[int, list[int]] = {}
+    for node in module.nodes("comment"):
+        start = node.range().start
+        starts.setdefault(start.line, []).append(start.index)
+    return starts
+
+
+def commented(statement: SgNode, starts: dict[int, list[int]]) -> bool:
+    """A comment line above the statement, or one at the end of its first line
+    (`starts` from `comment_starts`)."""
     previous = statement.prev()
     if (
         previous is not None
@@ -354,12 +364,8 @@ def commented(module: JsModule, statement: SgNode) -> bool:
         and previous.range().end.line >= statement.range().start.line - 1
     ):
         return True
-    line = statement.range().start.line
-    return any(
-        c.range().start.line == line
-        for c in module.nodes("comment", within=statement.parent())
-        if c.range().start.index > statement.range().start.index
-    )
+    start = statement.range().start
+    return any(index > start.index for index in starts.get(start.line, ()))
 
 
 def parameter_names(definition: JsDefinition) -> list[str]:
