@@ -128,7 +128,7 @@ def _naming(r: TaskRecord, out: Mapped, language: str) -> None:
         else:
             out.left_out.append(f"{what}: {style} is not a JavaScript identifier style")
     if not options:
-        raise Unmapped("no naming rule expressible for JavaScript identifiers")
+        raise Unmapped(f"no naming rule expressible for JavaScript: {'; '.join(out.left_out)}")
     out.constraints.append({"check": "naming", **options})
 
 
