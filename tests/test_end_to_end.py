@@ -15,7 +15,7 @@ from tests.conftest import CodeifRunner
 
 def test_examples_outcomes_summary_and_report(run_codeif: CodeifRunner, examples: Path) -> None:
     result = run_codeif("examples", "--codeif-report=out/report.json")
-    result.assert_outcomes(passed=22, failed=14)
+    result.assert_outcomes(passed=43, failed=23)
     # Under -n 2 the failures of different tasks come in the order the workers finish.
     result.stdout.fnmatch_lines(
         [
@@ -32,9 +32,9 @@ def test_examples_outcomes_summary_and_report(run_codeif: CodeifRunner, examples
             "*= codeif: constraint satisfaction =*",
             "by check * satisfied * rate * violated * errors",
             "  calls * 1/2 * 50.0% * 1 * 0",
-            "  constraints * 16/30 * 53.3% * 14 * 0",
-            "  tasks: all constraints * 2/6 * 33.3% * 4 * 0",
-            "  tasks: strict (+ functional tests) * 3/7 * 42.9% * 4 * 0",
+            "  constraints * 37/60 * 61.7% * 23 * 0",
+            "  tasks: all constraints * 8/16 * 50.0% * 8 * 0",
+            "  tasks: strict (+ functional tests) * 9/17 * 52.9% * 8 * 0",
             "  functional tests * 6/6 * 100.0% * 0 * 0",
         ]
     )
@@ -57,7 +57,17 @@ def test_examples_outcomes_summary_and_report(run_codeif: CodeifRunner, examples
     assert loop["recursive"]["evidence"][0]["line"] == 57
     assert loop["ruff"]["status"] == "satisfied"
     assert by_id["shop"]["functional"]["cases_passed"] == 3
-    assert report["summary"]["constraints"]["total"] == 30
+    assert report["summary"]["constraints"]["total"] == 60
+    # The PACIFIC example: 8 answers of 3 steps, the generator's reference and a small model.
+    answers = report["summary"]["answers"]
+    assert answers["strict"]["prompt_level"] == {"satisfied": 5, "total": 8, "rate": 0.625}
+    assert answers["loose"]["prompt_level"]["satisfied"] == 6
+    assert answers["strict"]["not_satisfied"] == {
+        "missing": 1,
+        "invalid": 4,
+        "wrong": 1,
+        "undecided": 0,
+    }
 
 
 def test_without_codeif_nothing_is_collected(pytester: pytest.Pytester, examples: Path) -> None:

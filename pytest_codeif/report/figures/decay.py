@@ -10,7 +10,7 @@ By level, a constraint counts under its own `level` and a task under its highest
 (a level-2 step of a chain carries the constraints of levels 0, 1 and 2). By number of
 constraints, both count under the task's `constraints_in_task` (how many it declares,
 whichever of them a `-k` selected). Errors count as not satisfied, as in the summary;
-constraints the CI gate skipped are not counted at all.
+constraints the CI gate skipped, and the steps of answer tasks, are not counted at all.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_codeif.records import Record
+from pytest_codeif.report.figures.answers import ANSWER_CHECK
 from pytest_codeif.report.figures.summary import Tally
 
 
@@ -63,10 +64,16 @@ def task_status(statuses: Iterable[str]) -> str:
 
 
 def _constraints_by_task(records: Iterable[Record]) -> dict[tuple[str, str], list[Record]]:
-    """Judged constraints by task (one the CI gate skipped was not judged: left out)."""
+    """Judged constraints by task (one the CI gate skipped was not judged: left out).
+    The steps of answer tasks are not constraints stacked on code: their chains have
+    figures of their own (by step, by difficulty: `answers.py`), so they are left out."""
     tasks: dict[tuple[str, str], list[Record]] = {}
     for record in records:
-        if record.get("kind") == "constraint" and record.get("status") != "skipped":
+        if (
+            record.get("kind") == "constraint"
+            and record.get("status") != "skipped"
+            and record.get("check") != ANSWER_CHECK
+        ):
             tasks.setdefault((str(record["file"]), str(record["task"])), []).append(record)
     return tasks
 
