@@ -121,3 +121,21 @@ def test_only_newlines_end_a_responses_lines(separator: str) -> None:
     assert code is not None
     assert code.text == f"s = 'a{separator}b'  # note{separator}x\ny = 2\n"
     assert code.line_origin == (3, 4)
+
+
+def test_bare_javascript_is_taken_only_when_the_language_is_named_and_it_parses() -> None:
+    from pytest_codeif.code.extract import extract_code
+    from pytest_codeif.code.languages import JAVASCRIPT, PYTHON, TYPESCRIPT
+
+    code = "function add(a, b) {\n  return a + b;\n}\nmodule.exports = { add };\n\n"
+    found = extract_code(code, JAVASCRIPT)
+    assert found is not None and found.text == code.rstrip("\n") + "\n"
+    assert found.line_origin == (1, 2, 3, 4)
+    assert extract_code("const f = (x: number): number => x * 2;", TYPESCRIPT) is not None
+    # Prose, prose before code, a lone word: never code.
+    for prose in ("Sure, I can help with that.", "Here:\nfunction f() {}", "done", ""):
+        assert extract_code(prose, JAVASCRIPT) is None
+    # Brackets nested past the bounds are not parsed at all.
+    assert extract_code("x = " + "[" * 300 + "]" * 300 + ";\ny = 1;", JAVASCRIPT) is None
+    # Without the language named, bare JavaScript is not Python.
+    assert extract_code(code, PYTHON) is None

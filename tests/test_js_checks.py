@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from pytest_codeif.code.extract import response_language
-from pytest_codeif.code.js_tree import MAX_NESTING, JsBounds, JsModule
+from pytest_codeif.code.js_syntax import MAX_NESTING, JsBounds
+from pytest_codeif.code.js_tree import JsModule
 from pytest_codeif.code.languages import JAVASCRIPT, PYTHON, TYPESCRIPT, language_of_path
 from pytest_codeif.code.unit import SourceFile
 from pytest_codeif.code.walk import source_files

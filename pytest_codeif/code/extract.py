@@ -7,7 +7,9 @@ text...) never are. Several blocks are joined in order, a blank line apart. A fe
 open runs to the end of the response. An `<artifact language="python">` element counts as
 a Python block. With no block at all, a response that parses as Python as a whole (and is
 more than one bare expression) is taken as Python code: about half of one small model's answers
-in the MultiCodeIF corpus are bare code. Anything else is "no code".
+in the MultiCodeIF corpus are bare code. Likewise for JavaScript and TypeScript when the
+task names the language: a response that parses with no error and holds a declaration or
+more than one statement. Anything else is "no code".
 
 A response's language, when its task does not say (`response_language`): Python when it
 holds a Python block or is bare Python (as before any other language was known);
@@ -22,6 +24,7 @@ import re
 import warnings
 from dataclasses import dataclass
 
+from pytest_codeif.code.js_syntax import MAX_LINE, MAX_NESTING, JsBounds, first_error
 from pytest_codeif.code.languages import JAVASCRIPT, PYTHON, TYPESCRIPT, Language
 
 # Responses are hostile text: possessive quantifiers keep these matches linear (a line of
@@ -92,8 +95,10 @@ def extract_code(response: str, language: Language) -> ExtractedCode | None:
     chosen = [b for b in blocks if b.tag in tags] or [b for b in blocks if not b.tag]
     chosen = [b for b in chosen if b.text.strip()]
     if not chosen:
-        # Only Python is recognised without a fence (see the module docstring).
-        return _bare(response) if not blocks and language is PYTHON else None
+        if blocks:
+            return None
+        # Without a fence: bare code of the language asked for (see the module docstring).
+        return _bare(response) if language is PYTHON else _bare_js(response, language)
     text_parts: list[str] = []
     origin: list[int] = []
     for block in chosen:
@@ -160,6 +165,28 @@ def _artifacts(response: str) -> list[CodeBlock]:
     return found
 
 
+def _bare_js(response: str, language: Language) -> ExtractedCode | None:
+    """The whole response, when it is JavaScript or TypeScript code without any fence
+    (its task says which): it parses with no error, within the bounds of `js_syntax`,
+    and holds a declaration or more than one statement (prose never parses so)."""
+    if language.name not in (JAVASCRIPT.name, TYPESCRIPT.name) or not response.strip():
+        return None
+    bounds = JsBounds.of(response)
+    if bounds.nesting > MAX_NESTING or bounds.longest_line > MAX_LINE:
+        return None
+    from ast_grep_py import SgRoot  # noqa: PLC0415 - loaded only for such a response
+
+    grammar = "typescript" if language.name == TYPESCRIPT.name else "javascript"
+    root = SgRoot(response, grammar).root()
+    if first_error(root) is not None:
+        return None
+    statements = [node for node in root.children() if node.kind() != "comment"]
+    declares = any(node.kind().endswith("declaration") for node in statements)
+    if len(statements) < 2 and not declares:
+        return None  # a lone word or expression: prose that happens to parse
+    return _whole(response)
+
+
 def _bare(response: str) -> ExtractedCode | None:
     """The whole response, when it is Python code without any fence around it."""
     try:
@@ -171,6 +198,11 @@ def _bare(response: str) -> ExtractedCode | None:
         return None
     if len(tree.body) < 2 and all(isinstance(stmt, ast.Expr) for stmt in tree.body):
         return None  # prose that happens to parse ("Done.") or a lone name
+    return _whole(response)
+
+
+def _whole(response: str) -> ExtractedCode:
+    """The whole response as the code, each line its own, trailing blank lines dropped."""
     lines = response.split("\n")
     while lines and not lines[-1].strip():
         lines.pop()

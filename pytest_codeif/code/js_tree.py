@@ -31,11 +31,10 @@ here is iterative, and no node's whole text is read where a bounded snippet will
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
 
+from pytest_codeif.code.js_syntax import MAX_LINE, MAX_NESTING, JsBounds, first_error
 from pytest_codeif.code.languages import JS_FAMILY, TYPESCRIPT
 from pytest_codeif.code.unit import SourceFile
 from pytest_codeif.outcome import Undecidable
@@ -45,13 +44,6 @@ if TYPE_CHECKING:  # ast-grep itself is imported by the first parse: Python-only
 
 Grammar = Literal["javascript", "typescript", "tsx"]
 
-#: Brackets open at once, at most (real code: under 20; tree-sitter itself copes with
-#: 100,000, but every walk and match pays for depth).
-MAX_NESTING: Final = 256
-#: Characters on one line, at most (see the module docstring).
-MAX_LINE: Final = 20_000
-_BRACKETS: Final = re.compile(r"[\[\](){}]")
-_OPENERS: Final = frozenset("([{")
 #: Longest piece of code quoted in a message.
 SNIPPET: Final = 80
 
@@ -64,26 +56,6 @@ class JsSyntaxError(Undecidable):
         self.source = source
         self.line = line
         self.what = what
-
-
-@dataclass(frozen=True)
-class JsBounds:
-    """How far the text of one file goes: brackets open at once, longest line."""
-
-    nesting: int
-    longest_line: int
-
-    @staticmethod
-    def of(text: str) -> JsBounds:
-        depth = deepest = 0
-        for found in _BRACKETS.finditer(text):
-            if found.group() in _OPENERS:
-                depth += 1
-                deepest = max(deepest, depth)
-            elif depth:
-                depth -= 1
-        longest = max(map(len, text.split("\n")), default=0)
-        return JsBounds(deepest, longest)
 
 
 def grammar_of(source: SourceFile) -> Grammar:
@@ -173,23 +145,6 @@ def walk(top: SgNode) -> Iterator[SgNode]:
         node = stack.pop()
         yield node
         stack.extend(reversed(node.children()))
-
-
-def first_error(root: SgNode) -> tuple[int, str] | None:
-    """(line, what) of the first ERROR or MISSING node of the tree; None when it has none."""
-    found: list[tuple[int, int, str]] = []
-    for node in root.find_all(kind="ERROR"):
-        start = node.range().start
-        found.append((start.line, start.column, "invalid syntax"))
-    for node in root.find_all(regex="^$"):
-        if node.children() or node.kind() == "program":
-            continue  # an empty statement block, the empty program: not inserted tokens
-        start = node.range().start
-        found.append((start.line, start.column, f"missing `{node.kind()}`"))
-    if not found:
-        return None
-    line, _, what = min(found)
-    return line + 1, what
 
 
 def _check_bounds(source: SourceFile) -> None:

@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, cast
 
-from pytest_codeif.code.js_tree import JsModule, first_error
+from pytest_codeif.code.js_syntax import first_error
+from pytest_codeif.code.js_tree import JsModule
 from pytest_codeif.safe_regex import SafePattern, SubjectTooLong
 from pytest_codeif.safe_regex import compile_pattern as compile_regex
 
