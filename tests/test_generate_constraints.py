@@ -438,3 +438,16 @@ def test_a_reference_holding_a_fence_is_fenced_longer() -> None:
     must not close the block it is given in."""
     code = 'TICKS = "```"\n'
     assert fenced(code) == f"````python\n{code}````"
+
+
+def test_an_output_that_is_a_file_is_refused_before_any_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_codeif.cli import main
+
+    taken = tmp_path / "taken.jsonl"
+    taken.write_text("keep me\n")
+    problems = str(FIXTURES / "generate" / "humaneval.jsonl")
+    assert main(["generate", "constraints", problems, "-o", str(taken)]) == 2
+    assert "it exists and is not a folder" in capsys.readouterr().err
+    assert taken.read_text() == "keep me\n"

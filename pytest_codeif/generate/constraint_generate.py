@@ -82,6 +82,10 @@ def generate(request: Request) -> int:
     if not catalog.families:
         _say("no family left to draw from (see --list, --include and --exclude)")
         return NOTHING
+    if request.output.exists() and not request.output.is_dir():
+        # Said before the witness runs, which take a while.
+        _say(f"cannot write into {request.output}: it exists and is not a folder")
+        return NOTHING
     try:
         raw = request.problems.read_bytes()
         read = read_problems(request.problems, str(request.problems))
@@ -119,7 +123,11 @@ def generate(request: Request) -> int:
         [f.id for f in catalog.families],
         rounds,
     )
-    written = write_output(request.output, drawing, settings, report)
+    try:
+        written = write_output(request.output, drawing, settings, report)
+    except OSError as exc:
+        _say(f"cannot write into {request.output}: {exc.strerror or exc}")
+        return NOTHING
     _print_summary(drawing, left_out, rounds, written)
     if not drawing.stacks:
         _say("no draw could be kept: see generation.json for why")
