@@ -441,3 +441,23 @@ def test_settings_biome_refuses_are_task_errors_in_its_words(tmp_path: Path) -> 
     assert verdict.error == (
         "Biome refused the task's settings: Found an unknown key `noSuchOption`."
     )
+
+
+def test_a_rule_beside_a_preset_without_biome_is_a_missing_tool_not_an_invalid_task(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import pytest_codeif.checks.biome as biome_check
+    from pytest_codeif.outcome import Undecidable
+
+    monkeypatch.setattr(biome_check, "biome_rules", lambda: None)
+    monkeypatch.setattr(biome_check, "biome_missing", lambda: "Biome is not installed")
+    check = biome_check.BiomeCheck({"select": ["recommended", "noConsole"]})
+    assert check.unresolved == ("noConsole",)
+    with pytest.raises(Undecidable) as raised:
+        check.evaluate(None)  # type: ignore[arg-type]  # decided before any context
+    assert raised.value.kind == "missing-tool"
+    # Installed, but unable to say the group (not from npm): an error, never a run without it.
+    monkeypatch.setattr(biome_check, "biome_missing", lambda: None)
+    with pytest.raises(Undecidable) as raised:
+        check.evaluate(None)  # type: ignore[arg-type]
+    assert raised.value.kind == "invalid-task"

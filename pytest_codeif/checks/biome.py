@@ -8,7 +8,14 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
+from pytest_codeif.checks.base import (
+    Check,
+    CheckContext,
+    Finding,
+    Sample,
+    Undecidable,
+    listed,
+)
 from pytest_codeif.code.languages import JS_FAMILY
 from pytest_codeif.tools import ToolConfig
 from pytest_codeif.tools_node import (
@@ -165,9 +172,13 @@ class BiomeCheck(Check):
                 "options": {"maxAllowedComplexity": options["max-complexity"]},
             }
         only = tuple(sorted(s for s in selected if s not in _PRESETS))
+        #: Rules named without their group beside a preset while no Biome can say the
+        #: group: the verdict is then an error, never a run without them.
+        self.unresolved: tuple[str, ...] = ()
         if presets and only:
             # `--only` would narrow the preset to them: they are switched on instead.
-            settings.update(_switched_on(only))
+            switched, self.unresolved = _switched_on(only)
+            settings.update(switched)
             only = ()
         self.config = BiomeConfig(
             only=only,
@@ -192,6 +203,15 @@ class BiomeCheck(Check):
         return (self.config,)
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
+        if self.unresolved:
+            missing = biome_missing()
+            raise Undecidable(
+                "missing-tool" if missing else "invalid-task",
+                (f"{missing}; " if missing else "")
+                + f"name {listed(self.unresolved)} with its group (as `suspicious/noVar`) "
+                "to select it beside a preset where the installed Biome cannot tell it",
+                key_path=("select",),
+            )
         return ctx.biome(self.config)
 
 
@@ -217,11 +237,13 @@ def _validate_setting(key: str) -> None:
     raise ValueError(f"settings: {key!r} names no Biome rule{hint}")
 
 
-def _switched_on(selectors: tuple[str, ...]) -> dict[str, object]:
+def _switched_on(selectors: tuple[str, ...]) -> tuple[dict[str, object], tuple[str, ...]]:
     """The `biome.json` settings that switch `selectors` on beside a preset: a group
-    wholly, a rule, every rule of a domain."""
+    wholly, a rule, every rule of a domain; and the rules named without their group
+    that no installed Biome can place (none when Biome is installed from npm)."""
     rules = biome_rules()
     settings: dict[str, object] = {}
+    unresolved: list[str] = []
     for selector in selectors:
         parts = selector.removeprefix("lint/").split("/")
         if len(parts) == 2:
@@ -230,9 +252,11 @@ def _switched_on(selectors: tuple[str, ...]) -> dict[str, object]:
             settings[f"linter.rules.{parts[0]}"] = "on"
         elif rules is not None and parts[0] in rules.domains:
             settings[f"linter.domains.{parts[0]}"] = "all"
+        elif rules is None:
+            unresolved.append(parts[0])
         else:
             settings[f"linter.rules.{_group_of(rules, selector)}.{parts[0]}"] = "on"
-    return settings
+    return settings, tuple(unresolved)
 
 
 def _group_of(rules: BiomeRules | None, rule: str) -> str:
