@@ -109,8 +109,18 @@ def pytest_collection(session: pytest.Session) -> Generator[None, object, object
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Plan tool batches for the selected items only, so -k and --lf pay for less; a
     pytest-xdist worker plans only the items it is given, as they arrive. Nothing runs
-    under --collect-only: nothing is planned."""
-    if not enabled(session.config) or session.config.option.collectonly:
+    under --collect-only: nothing is planned. Response records no task reads are
+    warned about (by one worker under pytest-xdist, as every worker collects them all)."""
+    if not enabled(session.config):
+        return
+    from pytest_codeif.collection.items import parsed_files
+    from pytest_codeif.collection.unread import warn_unread
+    from pytest_codeif.state import get_state
+
+    worker = getattr(session.config, "workerinput", {}).get("workerid")
+    if worker in (None, "gw0"):
+        warn_unread(parsed_files(session.config), get_state(session.config).engine.display)
+    if session.config.option.collectonly:
         return
     from pytest_codeif.collection.planning import plan
     from pytest_codeif.state import get_state

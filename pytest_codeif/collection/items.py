@@ -497,6 +497,11 @@ EVALUATED = pytest.StashKey["EvaluatedPaths"]()
 _PATH_KEYS = ("directory", "file", "response-file", "responses")
 
 
+def parsed_files(config: pytest.Config) -> list[ParsedFile]:
+    """Every task file this process read and parsed."""
+    return [p for p in config.stash.get(PARSED, {}).values() if isinstance(p, ParsedFile)]
+
+
 def _read(config: pytest.Config, path: Path) -> ParsedFile:
     """The parse of the task file at `path`, read once per process."""
     memo = config.stash.setdefault(PARSED, {})

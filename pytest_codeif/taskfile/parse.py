@@ -32,7 +32,12 @@ from pytest_codeif.spec import (
 )
 from pytest_codeif.taskfile.behaviour import BEHAVIOUR_KEYS, BehaviourReader, behaviour_of
 from pytest_codeif.taskfile.model import ConstraintSpec, Task
-from pytest_codeif.taskfile.responses import ResponseFiles, entries_of, responses_of
+from pytest_codeif.taskfile.responses import (
+    ResponseFiles,
+    UnreadRecord,
+    entries_of,
+    responses_of,
+)
 from pytest_codeif.taskfile.schema import (
     CONSTRAINT_KEYS,
     SchemaMemo,
@@ -89,6 +94,10 @@ class ParsedFile:
 
     tasks: list[Task] = field(default_factory=list)
     errors: list[tuple[str, TaskFileError]] = field(default_factory=list)
+    #: JSONL records naming a task none of this file's tasks reading them is, and the
+    #: task ids its tasks asked each JSONL file for (`collection/unread.py` joins files).
+    unread: list[UnreadRecord] = field(default_factory=list)
+    wanted: dict[Path, set[str]] = field(default_factory=dict)
 
 
 def parse_task_file(
@@ -155,6 +164,8 @@ def parse_task_file(
                 name += "+"
             labels.add(name)
             parsed.errors.append((name, problem))
+    parsed.unread = context.response_files.unread()
+    parsed.wanted = context.response_files.wanted
     return parsed
 
 

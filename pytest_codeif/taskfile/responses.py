@@ -37,7 +37,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from pytest_codeif.errors import Location, TaskFileError
 from pytest_codeif.spec import PYTHON_SUFFIXES, CodeSpec, SourceKind
@@ -120,6 +120,14 @@ def paths_named(given: object) -> list[str]:
     return [path for path in named if isinstance(path, str) and path]
 
 
+class UnreadRecord(NamedTuple):
+    """A JSONL record naming a task no task reading its file is: where, and which."""
+
+    path: Path
+    line: int
+    task_id: str
+
+
 @dataclass
 class ResponseFiles:
     """Files read once per task file (many tasks share one): per JSONL file, each record
@@ -127,6 +135,20 @@ class ResponseFiles:
 
     read: dict[Path, tuple[Records, list[TaskFileError]]] = field(default_factory=dict)
     folders: dict[Path, list[FolderSample]] = field(default_factory=dict)
+    #: Per JSONL file, the task ids the tasks reading it asked for.
+    wanted: dict[Path, set[str]] = field(default_factory=dict)
+
+    def unread(self) -> list[UnreadRecord]:
+        """Records naming a task that no task reading their file asked for (a typo in a
+        `task_id` would otherwise drop a model's answer without a word)."""
+        found: list[UnreadRecord] = []
+        for path, (records, _) in self.read.items():
+            wanted = self.wanted.get(path, set())
+            for line, record in records:
+                named = task_of(record)
+                if named is not None and named not in wanted:
+                    found.append(UnreadRecord(path, line, named))
+        return found
 
     def records(self, path: Path) -> tuple[Records, list[TaskFileError]]:
         if path not in self.read:
@@ -236,6 +258,7 @@ class _Reading:
             self._whole_file(path, {"response": path.name, "label": path.stem})
             return
         records, bad = self.cache.records(path)
+        self.cache.wanted.setdefault(path, set()).add(self.task_id)
         self.errors += bad
         for line, record in records:
             named = task_of(record)
