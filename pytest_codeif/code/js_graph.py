@@ -187,19 +187,24 @@ def _edges(
             imported = folder_module(found.path)
         else:
             imported = found.path
-        if not imported or imported == importer or (imported, site.line) in seen:
-            continue
-        seen.add((imported, site.line))
-        edges.append(
-            Import(
-                importer,
-                imported,
-                module.relpath,
-                site.line,
-                type_checking=site.type_only,
-                external=found.kind == "external",
+        targets = [(imported, found.kind == "external")]
+        shadowed = resolver.shadowed_package(module.relpath, site.specifier)
+        if shadowed is not None and found.kind != "external":
+            targets.append((shadowed, True))  # what Node loads: `paths` is the compiler's
+        for target, external in targets:
+            if not target or target == importer or (target, site.line) in seen:
+                continue
+            seen.add((target, site.line))
+            edges.append(
+                Import(
+                    importer,
+                    target,
+                    module.relpath,
+                    site.line,
+                    type_checking=site.type_only,
+                    external=external,
+                )
             )
-        )
     return edges, missing
 
 

@@ -14,9 +14,10 @@ either is the same:
   `imports`; a `compilerOptions.paths` alias of the nearest tsconfig.json (the pattern
   with the longest prefix, each target in turn); a path under `compilerOptions.baseUrl`;
   a workspace package of the project by its `name` (its `exports` for the subpath, with
-  the conditions `types`, `import` or `require` (by how it is imported), `node`,
-  `default`, `module` and `source` in the order the package lists them, first target
-  that is a source file wins; without `exports`, its `main` or `index`); else an npm
+  Node's conditions, `import` or `require` (by how it is imported), `node`,
+  `module-sync`, `node-addons` and `default`, in the order the package lists them,
+  first target that is a source file wins; never `types`, `source` or `module`, which
+  Node does not read; without `exports`, its `main` or `index`); else an npm
   package or a Node built-in outside the project (`express`, `@prisma/client`, `fs` for
   `node:fs`).
 - A workspace package whose entry is no source file of the project (it points at build
@@ -28,6 +29,9 @@ either is the same:
   code, named wrongly. A catch-all `*` alias that matches nothing falls through to
   the packages.
 
+A `paths` alias naming a package itself (`"express": [...]`) keeps the package's edge
+too (`Resolver.shadowed_package`): Node does not read `paths`.
+
 A specifier resolving to a file that is not source (`./data.json`, `./styles.css`,
 a `.d.ts` declaration) imports no module: no edge, no error.
 """
@@ -35,6 +39,7 @@ a `.d.ts` declaration) imports no module: no edge, no error.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -52,8 +57,17 @@ TS_BEHIND: Final = (
     (".cjs", (".cts", ".d.cts")),
 )
 _REQUIRE_KINDS: Final = frozenset({"require", "import-require"})
-#: `exports` conditions read besides `import` / `require`.
-_CONDITIONS: Final = frozenset({"types", "node", "default", "module", "source"})
+#: `exports` / `imports` conditions read besides `import` / `require`: Node's own, so the
+#: graph is the one that runs. `types`, `source` and `module` (TypeScript's and bundlers'
+#: hints) are never read: a `types` target before the real one would hide the module Node
+#: loads (a forbidden import, an upward layer, a cycle) behind a harmless file.
+_CONDITIONS: Final = frozenset({"node", "module-sync", "node-addons", "default"})
+#: Bounds on hostile package.json maps: pattern keys looked through per specifier, and
+#: the length of a target once its `*` is filled (a path is never longer).
+MAX_PATTERN_KEYS: Final = 1_000
+#: A name npm publishes a package under: `express`, `@scope/name` (lower case).
+_NPM_NAME: Final = re.compile(r"(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*")
+MAX_TARGET: Final = 4_096
 _NODE_PREFIX: Final = "node:"
 
 Kind = Literal["source", "folder", "other", "external", "unresolved"]
@@ -154,6 +168,25 @@ class Resolver:
         if relpath in self.project.sources:
             return Resolution("source", relpath)
         return Resolution("other", relpath)
+
+    def shadowed_package(self, importer: str, specifier: str) -> str | None:
+        """The npm package Node loads for `specifier` where the importer's tsconfig
+        `paths` maps that very package name (`"express": ["src/fake.js"]`,
+        `"express/*"`) to a file of the project: `paths` is the compiler's alone, so
+        at run time the package is what is imported, and the graph keeps its edge
+        beside the alias's."""
+        if specifier.startswith((".", "/", "#")):
+            return None
+        compiler = self.project.compiler_paths(importer)
+        if compiler is None:
+            return None
+        package = npm_package(specifier)
+        if not _NPM_NAME.fullmatch(package):
+            return None  # `@db`, `~utils`: the project's own names, never a package's
+        for alias in compiler.aliases:
+            if alias.pattern in (package, f"{package}/*") and alias.match(specifier) is not None:
+                return package
+        return None
 
     # -- aliases -------------------------------------------------------------------------
     def _aliased(self, importer: str, specifier: str) -> Resolution | None:
@@ -259,7 +292,9 @@ def _targets_for(mapping: dict[str, Any], subpath: str, requiring: bool) -> Iter
         yield from _targets(mapping[subpath], requiring, None)
         return
     best: tuple[int, str, str] | None = None
-    for key in mapping:
+    for index, key in enumerate(mapping):
+        if index >= MAX_PATTERN_KEYS:
+            break  # a real package maps a few dozen subpaths
         if key.count("*") != 1:
             continue
         prefix, _, suffix = key.partition("*")
@@ -280,7 +315,11 @@ def _targets(value: Any, requiring: bool, star: str | None, depth: int = 0) -> I
     if depth > 8:  # conditions nest a level or two; a deeper object is not a real one
         return
     if isinstance(value, str):
-        yield value.replace("*", star) if star is not None else value
+        if star is None:
+            yield value
+        elif len(value) + value.count("*") * len(star) <= MAX_TARGET:
+            # Node fills every `*` of a target; a longer result names no file.
+            yield value.replace("*", star)
     elif isinstance(value, list):
         for item in value:
             yield from _targets(item, requiring, star, depth + 1)
