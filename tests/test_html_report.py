@@ -436,3 +436,11 @@ def test_page_in_headless_chromium(tmp_path: Path) -> None:
     level1 = report["summary"]["decay"]["by_level"]["1"]["constraints"]
     assert rows["level 1"][0].endswith(f"{level1['satisfied']}/{level1['total']}")
     assert "R1" in rows and "+" in rows["R1"][-1]  # what round R1 fixed and broke
+
+
+def test_plot_labels_are_text_the_fonts_can_draw() -> None:
+    from pytest_codeif.report.html_plots import label
+
+    # A lone surrogate (a model name read back from a JSON report) stopped FreeType.
+    assert label("bad\ud800x") == "bad?x"
+    assert label("_hidden") == " _hidden"

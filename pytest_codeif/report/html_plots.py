@@ -50,8 +50,9 @@ def require() -> None:
 
 def label(name: str) -> str:
     """`name` as a plot label: one line, at most MAX_LABEL characters, and never hidden
-    (matplotlib leaves legend entries starting with `_` out)."""
-    text = _CONTROL.sub(" ", name)
+    (matplotlib leaves legend entries starting with `_` out), and text its fonts can
+    encode (a lone surrogate from a JSON report stopped FreeType: shown as `?`)."""
+    text = _CONTROL.sub(" ", name).encode("utf-8", "replace").decode("utf-8")
     if len(text) > MAX_LABEL:
         text = text[: MAX_LABEL - 1] + "…"
     return " " + text if text.startswith("_") else text
