@@ -237,3 +237,12 @@ def test_the_answer_entry_is_plain_json(tmp_path: Path) -> None:
     judged = AnswerCheck({"step": 2, "expected": "a", "steps": 2}).judge("[ANSWER][2] a [\\ANSWER]")
     entry = judged.details["answer"]
     assert json.loads(json.dumps(entry)) == entry
+
+
+def test_tags_are_ascii_and_steps_written_as_the_prompt_writes_them() -> None:
+    # (red team) a zero-padded step is no strict tag; a long s is no `S` in any reading.
+    assert 3 not in strict_answers("[ANSWER][03] 7 [\\ANSWER]")
+    assert loose_answers("[ANSWER][03] 7 [\\ANSWER]")[3][0].text == "7"
+    assert loose_answers("[AN\u017fWER][3] 7 [/ANSWER]") == {}
+    with pytest.raises(ValueError, match="no answer can be equal"):
+        AnswerCheck({"step": 1, "expected": float("nan")})

@@ -3,6 +3,7 @@ the response's `[ANSWER][i] literal [\\ANSWER]` tags, strictly and loosely."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final, Literal
@@ -156,6 +157,8 @@ class AnswerCheck(ResponseCheck):
         super().__init__(options)
         self.step: int = options["step"]
         self.expected: AnswerValue = options["expected"]
+        if isinstance(self.expected, float) and not math.isfinite(self.expected):
+            raise ValueError(f"`expected` is {self.expected}: no answer can be equal to it")
         self.instruction: str | None = options.get("instruction")
         self.steps: int | None = options.get("steps")
         self.verdict: Literal["strict", "loose"] = options.get("verdict", "strict")

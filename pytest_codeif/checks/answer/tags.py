@@ -15,14 +15,17 @@ import re
 from dataclasses import dataclass
 from typing import Final
 
-# A step number has at most 6 digits: a longer one is not a step (nor an int to convert).
+# A step number has at most 6 digits: a longer one is not a step (nor an int to convert);
+# strictly it is written as the prompt writes it (`[ANSWER][3]`, never `[ANSWER][03]`).
+# Case is ignored in ASCII only: the long s (U+017F) folds to `s` in Unicode, and a tag
+# spelt with it is no tag.
 
-_STRICT_OPEN: Final = re.compile(r"\[ANSWER\]\[([0-9]{1,6})\]")
+_STRICT_OPEN: Final = re.compile(r"\[ANSWER\]\[([1-9][0-9]{0,5})\]")
 _STRICT_CLOSE: Final = re.compile(r"\[\\ANSWER\]")
 _LOOSE_OPEN: Final = re.compile(
-    r"\[[ \t]*ANSWER[ \t]*\][ \t]*\[[ \t]*([0-9]{1,6})[ \t]*\]", re.IGNORECASE
+    r"\[[ \t]*ANSWER[ \t]*\][ \t]*\[[ \t]*([0-9]{1,6})[ \t]*\]", re.IGNORECASE | re.ASCII
 )
-_LOOSE_CLOSE: Final = re.compile(r"\[[ \t]*[\\/][ \t]*ANSWER[ \t]*\]", re.IGNORECASE)
+_LOOSE_CLOSE: Final = re.compile(r"\[[ \t]*[\\/][ \t]*ANSWER[ \t]*\]", re.IGNORECASE | re.ASCII)
 
 
 @dataclass(frozen=True)
