@@ -96,6 +96,7 @@ def test_each_task_runs_on_one_worker(pytester: pytest.Pytester) -> None:
         if found:
             task = found.group(2) + "::" + found.group(3).rsplit("::", 1)[0]
             workers.setdefault(task, set()).add(found.group(1))
-    assert len(workers) == 7, result.outlines
+    # 7 code tasks, 2 JavaScript answers, and the PACIFIC example's 4 tasks x 2 models
+    assert len(workers) == 17, result.outlines
     assert all(len(ids) == 1 for ids in workers.values()), workers
     assert {w for ids in workers.values() for w in ids} == {"gw0", "gw1"}
