@@ -24,7 +24,8 @@ TASKS = textwrap.dedent(
     """
 )
 
-# The engine's `evaluate` raises for the first task only: a stand-in for any bug.
+# The engine's `evaluate` raises for the first task only: a stand-in for any bug. (The
+# runs are subprocesses: the patch must not outlive them.)
 CONFTEST = textwrap.dedent(
     """\
     from pytest_codeif.engine.schedule import Schedule
@@ -47,7 +48,9 @@ def test_a_bug_is_the_items_error_and_the_run_goes_on(
 ) -> None:
     pytester.makefile(".codeif.yaml", bugs=TASKS)
     pytester.makeconftest(CONFTEST)
-    result = pytester.runpytest("--codeif", f"--codeif-items={items}", "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        "--codeif", f"--codeif-items={items}", "-p", "no:cacheprovider"
+    )
     result.assert_outcomes(errors=1, failed=1)
     result.stdout.fnmatch_lines(
         [
@@ -57,3 +60,29 @@ def test_a_bug_is_the_items_error_and_the_run_goes_on(
     )
     result.stdout.no_fnmatch_line("*INTERNALERROR*")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+
+
+def test_a_traceback_pytest_cannot_format_is_still_the_items_error(
+    pytester: pytest.Pytester,
+) -> None:
+    # CI met a frame with no line number while pytest formatted an exception raised in
+    # an item's setup or teardown: pytest's own formatter raised, an INTERNALERROR.
+    pytester.makefile(".codeif.yaml", bugs=TASKS)
+    pytester.makeconftest(
+        CONFTEST
+        + textwrap.dedent(
+            """\
+            import _pytest.nodes
+
+            def broken(self, excinfo, style=None):
+                raise TypeError("unsupported operand type(s) for -: 'NoneType' and 'int'")
+
+            _pytest.nodes.Node._repr_failure_py = broken
+            """
+        )
+    )
+    result = pytester.runpytest_subprocess("--codeif", "-p", "no:cacheprovider")
+    result.assert_outcomes(errors=1, failed=1)
+    # The item's own text stands (the plugin writes it over whatever pytest formatted).
+    result.stdout.fnmatch_lines(["*pytest-codeif failed judging this item (KeyError*"])
+    result.stdout.no_fnmatch_line("*INTERNALERROR*")

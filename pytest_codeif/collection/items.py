@@ -156,6 +156,21 @@ class CodeifItem(pytest.Item):
     def judge(self) -> None:
         """Reach this item's verdict (raising `CodeifOutcome` for an error)."""
 
+    def _repr_failure_py(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> Any:
+        """pytest's text of an exception in this item's setup or teardown; where pytest
+        cannot format it (CI met a traceback frame with no line number, Python 3.11,
+        twice), the exception's type, message and frames as `bug_text` reads them,
+        never an INTERNALERROR that ends the session."""
+        try:
+            return super()._repr_failure_py(excinfo, style)
+        except Exception as exc:  # noqa: BLE001 - pytest's formatter failed, not the item
+            value = excinfo.value
+            frames = bug_text(value).split("\n")[1:] if isinstance(value, Exception) else []
+            said = f"(pytest could not format this traceback: {type(exc).__name__}: {exc})"
+            return "\n".join([f"{type(value).__name__}: {value}", *frames, said])
+
     def _decide(self, verdict: Verdict, record: Record, what: str) -> None:
         self.record = record
         self.verdict = verdict
