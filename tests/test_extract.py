@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_codeif.code.extract import extract_python, find_blocks
+from pytest_codeif.code.extract import ExtractedCode, extract_code, extract_python, find_blocks
+from pytest_codeif.code.languages import JAVASCRIPT, PYTHON, TYPESCRIPT
 
 
 def test_python_blocks_win_over_untagged_and_other_languages() -> None:
@@ -139,3 +140,55 @@ def test_bare_javascript_is_taken_only_when_the_language_is_named_and_it_parses(
     assert extract_code("x = " + "[" * 300 + "]" * 300 + ";\ny = 1;", JAVASCRIPT) is None
     # Without the language named, bare JavaScript is not Python.
     assert extract_code(code, PYTHON) is None
+
+
+@pytest.mark.parametrize(
+    ("info", "tag"),
+    [
+        ("main.js", "javascript"),
+        ("src/app.ts", "typescript"),
+        ("app.py", "python"),
+        ("App.vue", "vue"),
+        ("python:app.py", "python"),  # a language before the name still decides
+        ("python3.11", "python3"),  # not a file of any language: the tag as before
+        ("notes.txt", "notes"),
+    ],
+)
+def test_a_fence_named_by_a_file_is_tagged_by_its_language(info: str, tag: str) -> None:
+    assert find_blocks(f"```{info}\nx\n```\n")[0].tag == tag
+
+
+def test_a_file_named_fence_is_read_as_its_language() -> None:
+    response = "```main.js\nconst a = 1;\n```\n\n```app.py\nprint(1)\n```\n"
+    assert extract_code(response, JAVASCRIPT) == ExtractedCode("const a = 1;\n", (2,), 1, 2)
+    assert extract_code(response, PYTHON) == ExtractedCode("print(1)\n", (6,), 1, 2)
+
+
+def test_the_scripts_of_a_component_are_javascript_at_their_lines() -> None:
+    response = (
+        "```vue\n<template><p>{{ n }}</p></template>\n<script>\n"
+        "import axios from 'axios';\nexport default {};\n</script>\n"
+        '<script src="cdn.js"></script>\n<script type="text/x-template">\n<p/>\n</script>\n'
+        "<style>p { color: red }</style>\n```\n\n```js\nconst a = 1;\n```\n"
+    )
+    code = extract_code(response, JAVASCRIPT)
+    assert code is not None
+    assert code.text == "import axios from 'axios';\nexport default {};\n\nconst a = 1;\n"
+    assert code.line_origin == (4, 5, 14, 15)
+    # The markup itself is never Python's or JavaScript's code.
+    assert extract_code(response, PYTHON) is None
+
+
+def test_a_typescript_script_is_read_for_typescript_only() -> None:
+    response = '```vue\n<script setup lang="ts">\nconst n: number = 1;\n</script>\n```\n'
+    assert extract_code(response, JAVASCRIPT) is None
+    code = extract_code(response, TYPESCRIPT)
+    assert code is not None and code.text == "const n: number = 1;\n"
+
+
+def test_script_tags_without_ends_stay_linear() -> None:
+    # Hostile markup: unclosed and unended tags are read in one pass (each search starts
+    # past the last element), so this is quick whatever the machine.
+    response = "```html\n" + "<script" * 100_000 + "\n" + "<script>" * 100_000 + "\n```\n"
+    code = extract_code(response, JAVASCRIPT)
+    assert code is not None and code.blocks_used == 1

@@ -5,7 +5,11 @@ are taken; if there
 are none, untagged blocks are taken; blocks tagged with another language (bash, json,
 text...) never are. Several blocks are joined in order, a blank line apart. A fence left
 open runs to the end of the response. An `<artifact language="python">` element counts as
-a Python block. With no block at all, a response that parses as Python as a whole (and is
+a Python block. A fence whose info string is a file name (`main.js`, `src/app.ts`) is
+tagged by the file's language. For JavaScript and TypeScript, the `<script>` elements of
+markup blocks (`html`, `vue`, `svelte`: a single-file component) are blocks of the
+language their `lang` attribute says (JavaScript without one); a script with `src=` or a
+non-script `type` holds no code. With no block at all, a response that parses as Python as a whole (and is
 more than one bare expression) is taken as Python code: about half of one small model's answers
 in the MultiCodeIF corpus are bare code. Likewise for JavaScript and TypeScript when the
 task names the language: a response that parses with no error and holds a declaration or
@@ -23,14 +27,35 @@ import ast
 import re
 import warnings
 from dataclasses import dataclass
+from typing import Final
 
 from pytest_codeif.code.js_syntax import MAX_LINE, MAX_NESTING, JsBounds, first_error
-from pytest_codeif.code.languages import JAVASCRIPT, PYTHON, TYPESCRIPT, Language
+from pytest_codeif.code.languages import (
+    JAVASCRIPT,
+    PYTHON,
+    TYPESCRIPT,
+    Language,
+    language_of_file,
+)
 
 # Responses are hostile text: possessive quantifiers keep these matches linear (a line of
 # "```" and 40,000 spaces took 7 s with plain ones, and hours at the size bound).
 _OPEN = re.compile(r"^(?P<indent>[ \t]*+)(?P<fence>`{3,}+|~{3,}+)[ \t]*+(?P<info>[^`\n]*+)$")
 _TAG = re.compile(r"[{.]*([A-Za-z0-9_+#-]+)")
+#: An info string that is a file's name (`main.js`, `src/app.ts`): its suffix.
+_FILE_NAME = re.compile(r"[\w\-/]++(?:\.[\w\-]++)*?(\.[A-Za-z0-9]++)")
+#: Fences of markup whose `<script>` elements hold code (a Vue or Svelte component, a page).
+_MARKUP_TAGS: Final = frozenset({"html", "htm", "xhtml", "vue", "svelte"})
+_SCRIPT_OPEN = re.compile(r"<script\b", re.IGNORECASE)
+_SCRIPT_CLOSE = re.compile(r"</script\s*+>", re.IGNORECASE)
+_SCRIPT_LANG = re.compile(r"""\blang\s*+=\s*+["']?(ts|typescript|tsx)\b""", re.IGNORECASE)
+_SCRIPT_SRC = re.compile(r"\bsrc\s*+=", re.IGNORECASE)
+_SCRIPT_TYPE = re.compile(r"""\btype\s*+=\s*+["']?([\w/+.-]++)""", re.IGNORECASE)
+#: `type=` values of a script element that runs as JavaScript (HTML's own list, plus
+#: Babel's in-browser JSX).
+_JS_TYPES: Final = frozenset(
+    {"module", "text/javascript", "application/javascript", "text/babel", "text/jsx"}
+)
 _ARTIFACT_OPEN = re.compile(r"<artifact\b")
 _LANGUAGE = re.compile(r"\blanguage=\"([\w+-]+)\"")
 _ARTIFACT_END = "</artifact>"
@@ -89,8 +114,7 @@ def extract_python(response: str) -> ExtractedCode | None:
 
 def extract_code(response: str, language: Language) -> ExtractedCode | None:
     """The code in `language` of `response`, or None when it holds no usable block."""
-    blocks = find_blocks(response) + _artifacts(response)
-    blocks.sort(key=lambda b: b.first_line)
+    blocks = code_blocks(response, scripts=language.name in (JAVASCRIPT.name, TYPESCRIPT.name))
     tags = language.fence_tags
     chosen = [b for b in blocks if b.tag in tags] or [b for b in blocks if not b.tag]
     chosen = [b for b in chosen if b.text.strip()]
@@ -114,7 +138,7 @@ def extract_code(response: str, language: Language) -> ExtractedCode | None:
 def response_language(response: str) -> Language:
     """The language a response is read in when its task names none (see the module
     docstring): Python blocks first, then TypeScript's, then JavaScript's."""
-    blocks = find_blocks(response) + _artifacts(response)
+    blocks = code_blocks(response, scripts=False)
     tags = {b.tag for b in blocks if b.text.strip()}
     if tags & PYTHON.fence_tags:
         return PYTHON
@@ -124,10 +148,58 @@ def response_language(response: str) -> Language:
     return PYTHON
 
 
+def code_blocks(response: str, *, scripts: bool) -> list[CodeBlock]:
+    """Every block of `response` that may hold code, in order: fenced blocks, artifacts
+    and, with `scripts`, the `<script>` elements of markup blocks (tagged `js` or `ts`)."""
+    blocks = find_blocks(response) + _artifacts(response)
+    if scripts:
+        blocks += [s for b in blocks if b.tag in _MARKUP_TAGS for s in markup_scripts(b)]
+    blocks.sort(key=lambda b: b.first_line)
+    return blocks
+
+
+def markup_scripts(block: CodeBlock) -> list[CodeBlock]:
+    """The `<script>` elements of a markup block holding code, as blocks tagged `ts`
+    (`lang="ts"`) or `js`; one with `src=` or a `type` that is not JavaScript holds none."""
+    found: list[CodeBlock] = []
+    text, pos = block.text, 0
+    # One pass from tag to tag (each search starts past the last element's end), so a
+    # hostile block of repeated `<script` without `>` stays linear.
+    while (opened := _SCRIPT_OPEN.search(text, pos)) is not None:
+        close = text.find(">", opened.end())
+        if close < 0:
+            break
+        attributes = text[opened.end() : close]
+        ended = _SCRIPT_CLOSE.search(text, close + 1)
+        end = ended.start() if ended else len(text)
+        pos = ended.end() if ended else len(text)
+        typed = _SCRIPT_TYPE.search(attributes)
+        if _SCRIPT_SRC.search(attributes) or (typed and typed[1].lower() not in _JS_TYPES):
+            continue
+        body = text[close + 1 : end]
+        first_line = block.first_line + text.count("\n", 0, close + 1)
+        if body.startswith("\n"):
+            body, first_line = body[1:], first_line + 1
+        tag = "ts" if _SCRIPT_LANG.search(attributes) else "js"
+        found.append(CodeBlock(tag, body.rstrip(), first_line, ended is not None))
+    return found
+
+
 def _tag(info: str) -> str:
     """The language of a fence's info string: `python`, `python:app.py`, `py title="x"`,
-    `{.python}` all give python; '' when there is none."""
-    found = _TAG.match(info.strip())
+    `{.python}` all give python; a file's name gives its language's (`main.js`:
+    javascript, `app.py`: python, `App.vue`: vue); '' when there is none."""
+    stripped = info.strip()
+    head = stripped.split(maxsplit=1)[0] if stripped else ""
+    named = _FILE_NAME.fullmatch(head)
+    if named is not None:
+        suffix = named[1].lower()
+        owner = language_of_file(head)
+        if owner is not None:
+            return owner.name
+        if suffix[1:] in _MARKUP_TAGS:
+            return suffix[1:]
+    found = _TAG.match(stripped)
     return found[1].lower() if found else ""
 
 

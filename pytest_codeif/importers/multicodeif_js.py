@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from pytest_codeif.code.extract import find_blocks
+from pytest_codeif.code.extract import code_blocks
 from pytest_codeif.code.languages import language as language_named
 from pytest_codeif.importers.entry_choice import EntryChoice
 from pytest_codeif.importers.multicodeif_types import Mapped, TaskRecord, Unmapped
@@ -319,7 +319,7 @@ def js_tests(record: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str | Non
 def response_js_language(response: str, asked: str) -> str:
     """The language `response` is read in for a task asking for `asked` (javascript or
     typescript): `asked`, unless the response holds blocks of the other one only."""
-    tags = {b.tag for b in find_blocks(response) if b.text.strip()}
+    tags = {b.tag for b in code_blocks(response, scripts=True) if b.text.strip()}
     if tags & language_named(asked).fence_tags:
         return asked
     other = "typescript" if asked == "javascript" else "javascript"
