@@ -486,6 +486,19 @@ class CommentsCheck(Check):
             {"function": "Inventory.merge", "function-start": "comment", "steps": True},
             language="typescript",
         ),
+        Sample(  # JSDoc a blank line above its function is still its own (as tsc reads it)
+            """
+            /**
+             * Start a game at a level.
+             */
+
+            function startGame(level) {
+              return { level };
+            }
+            """,
+            {"function": "startGame", "function-start": "either", "start-lines": 2},
+            language="javascript",
+        ),
         Sample(
             """
             def merge(a, b):
@@ -621,6 +634,21 @@ class CommentsCheck(Check):
             message="function `square` has a JSDoc comment",
             line=4,
             language="typescript",
+        ),
+        Sample(  # a file-tagged block documents the file, not the function below it
+            """
+            /**
+             * @file Game set-up.
+             */
+
+            function startGame(level) {
+              return { level };
+            }
+            """,
+            {"docstrings": "required"},
+            message="function `startGame` has no JSDoc comment",
+            line=5,
+            language="javascript",
         ),
         Sample(
             """

@@ -3,10 +3,12 @@ knows Python's: `//` and `/* */` comments, and JSDoc (`/** ... */` just above a 
 a method or a class) as the docstring's analogue.
 
 - A comment is inline when code precedes it on its line.
-- A JSDoc block directly above a definition (or above the `export` / `const` statement
-  that holds it), with nothing but blank space between, is that definition's docstring,
-  and no comment of the count; a `/** */` block opening the file (after a `#!` line),
-  followed by a blank line, is the module's docstring.
+- A JSDoc block above a definition (or above the `export` / `const` statement that
+  holds it), with nothing but blank space between (blank lines too: JSDoc and TypeScript
+  attach it so), is that definition's docstring, and no comment of the count; a `/** */`
+  block opening the file (after a `#!` line), followed by a blank line, is the module's
+  docstring when it documents no definition below it or carries a file tag (`@file`,
+  `@fileoverview`, `@overview`, `@module`, `@license`, `@copyright`).
 - Pragmas count neither way: `// eslint-...`, `// @ts-...`, `// biome-ignore`,
   `// prettier-ignore`, `/* istanbul ignore */`, `/* global */`, `// jshint`, `/// <reference>`,
   `// @flow`, `/* webpackChunkName */`, `// #region`.
@@ -41,6 +43,8 @@ _PRAGMAS: Final = re.compile(
     re.IGNORECASE,
 )
 _CLASS_KINDS: Final = ("class_declaration", "class", "abstract_class_declaration")
+#: JSDoc tags that make a block the file's documentation, not the next definition's.
+_FILE_TAG: Final = re.compile(r"@(?:file|fileoverview|overview|module|license|copyright)\b")
 #: Statements holding a definition: its JSDoc sits above them.
 _HOLDERS: Final = (
     "export_statement",
@@ -163,11 +167,22 @@ def _before(node: SgNode) -> list[SgNode]:
 
 def jsdoc_of(module: JsModule, node: SgNode) -> JsComment | None:
     """The JSDoc block of a definition, or None."""
-    above = _before(_holder(node))
-    if above and above[-1].text().startswith("/**"):
-        last = above[-1]
-        return JsComment(module, last, module.line_of(last), last.range().end.line + 1, False)
-    return None
+    last = _jsdoc_above(_holder(node))
+    if last is None:
+        return None
+    return JsComment(module, last, module.line_of(last), last.range().end.line + 1, False)
+
+
+def _jsdoc_above(holder: SgNode) -> SgNode | None:
+    """The `/**` block nearest above `holder` with nothing but blank space between, unless
+    a file tag makes it the module's."""
+    previous = holder.prev()
+    if previous is None or previous.kind() != "comment":
+        return None
+    text = previous.text()
+    if not text.startswith("/**") or _FILE_TAG.search(text):
+        return None
+    return previous
 
 
 def comments_above(module: JsModule, node: SgNode) -> list[JsComment]:
@@ -190,7 +205,15 @@ def module_docstring(module: JsModule) -> JsComment | None:
     end = first.range().end.line
     if after is not None and after.range().start.line <= end + 1:
         return None  # a definition's JSDoc, not the module's
+    if after is not None and _jsdoc_above(after) is not None and _holds_definition(module, after):
+        return None  # a blank line apart, it still documents the definition below
     return JsComment(module, first, module.line_of(first), end + 1, False)
+
+
+def _holds_definition(module: JsModule, statement: SgNode) -> bool:
+    """Whether a top-level statement is (or holds) a named function or a class."""
+    start = statement.range().start.index
+    return any(_holder(d.node).range().start.index == start for d in definitions(module))
 
 
 def docstring_nodes(module: JsModule, definitions: list[JsDefinition]) -> set[int]:
