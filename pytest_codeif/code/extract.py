@@ -9,11 +9,11 @@ a Python block. A fence whose info string is a file name (`main.js`, `src/app.ts
 tagged by the file's language. For JavaScript and TypeScript, the `<script>` elements of
 markup blocks (`html`, `vue`, `svelte`: a single-file component) are blocks of the
 language their `lang` attribute says (JavaScript without one); a script with `src=` or a
-non-script `type` holds no code. With no block at all, a response that parses as Python as a whole (and is
-more than one bare expression) is taken as Python code: about half of one small model's answers
-in the MultiCodeIF corpus are bare code. Likewise for JavaScript and TypeScript when the
-task names the language: a response that parses with no error and holds a declaration or
-more than one statement. Anything else is "no code".
+non-script `type` holds no code. With no block at all, a response that parses as Python as
+a whole (and is more than one bare expression) is taken as Python code: about half of one
+small model's answers in the MultiCodeIF corpus are bare code. Likewise for JavaScript and
+TypeScript when the task names the language: a response that parses with no error and
+holds a declaration or more than one statement. Anything else is "no code".
 
 A response's language, when its task does not say (`response_language`): Python when it
 holds a Python block or is bare Python (as before any other language was known);
