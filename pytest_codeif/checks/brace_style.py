@@ -1,5 +1,6 @@
 """The `brace-style` check: a named brace style (Allman, K&R, 1TBS) as it applies to
-Python, where braces delimit displays and blocks are a colon and indentation."""
+Python, where braces delimit displays and blocks are a colon and indentation, and to
+JavaScript and TypeScript, where braces delimit blocks (`checks/shared/js_braces.py`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,15 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
+from pytest_codeif.checks.shared.js_braces import (
+    CodeText,
+    JsBlock,
+    js_blocks,
+    js_clauses,
+    js_unbraced,
+)
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.js_tree import JsModule
 
 STYLES: Final = ("allman", "k&r", "1tbs")
 #: Compound statements (and their clauses) with the keyword a finding names them by.
@@ -108,6 +117,35 @@ class BraceStyleCheck(Check):
     In Python an opening brace can start its own line only inside brackets or after a
     backslash (`defaults = \\` then `{` on the next line, or `f(` then `{`).
 
+    JavaScript and TypeScript: every block with a header is judged, the body of a
+    function (declared, expression, arrow, generator), method, class, `static` block,
+    TypeScript interface, enum or namespace (the definitions), and of `if`, `else`,
+    `for`, `while`, `do`, `with`, `try`, `catch`, `finally` and `switch` (the controls):
+
+    - Allman: every block's `{` on a line of its own (an arrow function's too:
+      `(x) =>` then `{`); `else`, `catch` and `finally` start the line after the `}`.
+    - K&R: a control's `{` at the end of its header's line; a definition's `{` either
+      there (JavaScript's and Java's usual K&R) or on a line of its own (C's K&R, where
+      a function's body opens below its header); `} else {` and `}` then `else` on the
+      next line are both K&R; a control body of one statement may go without braces
+      (`if (x) return;`), as in Kernighan and Ritchie's book.
+    - 1TBS: every `{` at the end of its header's line, functions and classes too;
+      `else`, `catch` and `finally` on the line of the `}` before them (`} else {`);
+      every control body braced (`if (x) return;` is a violation; `else if` chains).
+      These are what set it apart from K&R, as MultiCodeIF's prompts define it ("`else`
+      or `else if` must be on the same line as the closing brace").
+    - In every style, a block that holds code puts that code on lines of its own: nothing
+      but a comment after its `{`, and its `}` first on its line (`if (x) { y(); }` on
+      one line is a violation, as in the Python reading).
+
+    Not judged: an empty block (`{}`, or only comments), which has no body to lay out;
+    braces that delimit no block (object literals and patterns, TypeScript object types,
+    import and export lists, template literals' `${}`, JSX's `{expr}`), which no brace
+    style names; an arrow function with an expression body (`(x) => x * 2`); blocks with
+    no header (a bare `{ }`, a labelled block, a `case 1: { }` body); `} while (x);` of a
+    `do`. Comments are not code: `if (x) // why` with `{` on the next line is Allman's
+    placement, and `{ // why` ends its line.
+
     Options: `style` (required: `allman`, `k&r` or `1tbs`, in any of these cases:
     `Allman`, `K&R`, `1TBS`).
 
@@ -119,9 +157,10 @@ class BraceStyleCheck(Check):
 
     name = "brace-style"
     category = "Coding Style"
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
-        "Put each block's body on the lines below its header, and place the braces of a "
-        "dict or set that spans lines as the named style does."
+        "Put each block's body on the lines below its header, and place every block's "
+        "braces (in Python, those of a dict or set that spans lines) as the named style does."
     )
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",
@@ -167,6 +206,64 @@ class BraceStyleCheck(Check):
             {"style": "allman"},
         ),
         Sample("text = '{ not a brace'  # nor this {\n", {"style": "allman"}),
+        Sample(
+            """
+            function total(prices)
+            {
+                const label = `sum {${prices.length}}`;
+                let sum = 0;
+                for (const price of prices)  // each price
+                {
+                    sum += price;
+                }
+                if (sum > 100)
+                {
+                    return { label, sum: 100 };
+                }
+                else
+                {
+                    return prices.map((p) => p * 2).length ? { label, sum } : {};
+                }
+            }
+            """,
+            {"style": "allman"},
+            language="javascript",
+        ),
+        Sample(
+            """
+            class Cart {
+                items: number[] = [];
+
+                total(): number {
+                    try {
+                        return this.items.reduce((a, b) => a + b, 0);
+                    } catch (error) {
+                        return 0;
+                    } finally {
+                        this.items = [];
+                    }
+                }
+            }
+            """,
+            {"style": "1tbs"},
+            language="typescript",
+        ),
+        Sample(
+            """
+            function first(items)
+            {
+                if (items.length === 0) return null;
+                if (items.length > 1) {
+                    return items[0];
+                }
+                else {
+                    return items.at(0);
+                }
+            }
+            """,
+            {"style": "k&r"},
+            language="javascript",
+        ),
     )
     violated_by = (
         Sample(
@@ -210,6 +307,75 @@ class BraceStyleCheck(Check):
             {"style": "k&r"},
             message="the `}` on l.3 does not start its line",
         ),
+        Sample(
+            """
+            function total(prices)
+            {
+                return prices.map((price) => {
+                    return price * 2;
+                });
+            }
+            """,
+            {"style": "allman"},
+            language="javascript",
+            message="the `{` of `arrow function` on l.3 follows code on its line",
+            line=3,
+        ),
+        Sample(
+            """
+            function sign(x: number): number {
+                if (x < 0) {
+                    return -1;
+                }
+                else {
+                    return 1;
+                }
+            }
+            """,
+            {"style": "1tbs"},
+            language="typescript",
+            message="`else` on l.5 starts its line",
+            line=5,
+        ),
+        Sample(
+            """
+            function sign(x) {
+                if (x < 0) return -1;
+                return 1;
+            }
+            """,
+            {"style": "1tbs"},
+            language="javascript",
+            message="the body of `if` on l.2 has no braces",
+            line=2,
+        ),
+        Sample(
+            """
+            function sign(x) {
+                if (x < 0)
+                {
+                    return -1;
+                }
+                return 1;
+            }
+            """,
+            {"style": "k&r"},
+            language="javascript",
+            message="the `{` of `if` on l.3 starts its line",
+            line=3,
+        ),
+        Sample(
+            """
+            function clamp(x) {
+                if (x < 0) { return 0; }
+                return x;
+            }
+            """,
+            {"style": "k&r"},
+            language="javascript",
+            message="the block of `if` on l.2 is on one line",
+            line=2,
+        ),
     )
 
     @property
@@ -221,15 +387,23 @@ class BraceStyleCheck(Check):
         return str(self.options["style"]).lower()
 
     def advise(self) -> str:
+        braces = {
+            "allman": "put every block's opening brace on a line of its own, with `else`, "
+            "`catch` and `finally` starting the line after the closing brace",
+            "k&r": "put a control statement's opening brace at the end of its header's line",
+            "1tbs": "put every opening brace at the end of its header's line, write "
+            "`} else {`, and brace every control body, even a single statement",
+        }[self._key]
         where = (
             "on a line of its own"
             if self._key == "allman"
             else "at the end of the line that opens it"
         )
         return (
-            f"Follow {self._style} as Python allows: put each block's body on the lines below "
-            f"its header, and in a dict or set spanning lines put the opening brace {where}, "
-            "with the closing brace starting its own line."
+            f"Follow {self._style}: {braces}; put each block's body on the lines below its "
+            "opening brace, with the closing brace starting its own line. In Python, where a "
+            "colon opens a block, put a dict or set spanning lines' opening brace "
+            f"{where}."
         )
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
@@ -237,7 +411,99 @@ class BraceStyleCheck(Check):
         for module in ctx.modules():
             findings += self._blocks(ctx, module)
             findings += self._displays(ctx, module)
+        for js in ctx.js_modules():
+            findings += self._js(ctx, js)
         return findings
+
+    def _js(self, ctx: CheckContext, module: JsModule) -> list[Finding]:
+        """Findings on a JavaScript or TypeScript file, by line (see the docstring)."""
+        code = CodeText(module)
+        problems: list[tuple[int, str]] = []
+        for block in js_blocks(module, code):
+            if not block.empty:
+                problems += self._js_placement(block)
+                problems += self._js_layout(block)
+        for clause in js_clauses(module):
+            if self._key == "allman" and clause.after_brace:
+                problems.append(
+                    (
+                        clause.line,
+                        f"`{clause.keyword}` on l.{clause.line} follows the `}}` on its line: "
+                        "Allman starts it on the line after the closing brace",
+                    )
+                )
+            elif self._key == "1tbs" and not clause.after_brace:
+                problems.append(
+                    (
+                        clause.line,
+                        f"`{clause.keyword}` on l.{clause.line} starts its line: 1TBS puts it "
+                        f"on the line of the `}}` before it (`}} {clause.keyword}`)",
+                    )
+                )
+        if self._key == "1tbs":
+            problems += [
+                (
+                    body.line,
+                    f"the body of `{body.keyword}` on l.{body.line} has no braces: 1TBS "
+                    "braces every control body, even a single statement",
+                )
+                for body in js_unbraced(module)
+            ]
+        return [
+            ctx.finding(text, path=module.relpath, line=line)
+            for line, text in sorted(set(problems))
+        ]
+
+    def _js_placement(self, block: JsBlock) -> list[tuple[int, str]]:
+        """Where the block's `{` stands, as the style places it."""
+        if self._key == "allman":
+            if block.open_first:
+                return []
+            return [
+                (
+                    block.line,
+                    f"the `{{` of `{block.what}` on l.{block.line} follows code on its line: "
+                    "Allman puts it on a line of its own",
+                )
+            ]
+        if not block.open_first or (self._key == "k&r" and block.role == "definition"):
+            return []
+        return [
+            (
+                block.line,
+                f"the `{{` of `{block.what}` on l.{block.line} starts its line: {self._style} "
+                "puts it at the end of its header's line",
+            )
+        ]
+
+    def _js_layout(self, block: JsBlock) -> list[tuple[int, str]]:
+        """A block's body on lines of its own, in every style."""
+        if block.line == block.close_line:
+            return [
+                (
+                    block.line,
+                    f"the block of `{block.what}` on l.{block.line} is on one line: "
+                    f"{self._style} puts its body on lines of its own",
+                )
+            ]
+        found = []
+        if not block.open_last:
+            found.append(
+                (
+                    block.line,
+                    f"code follows the `{{` of `{block.what}` on l.{block.line}: "
+                    f"{self._style} starts the body on the next line",
+                )
+            )
+        if not block.close_first:
+            found.append(
+                (
+                    block.close_line,
+                    f"the `}}` on l.{block.close_line} (of `{block.what}`) follows code on its "
+                    f"line: {self._style} puts the closing brace at the start of its line",
+                )
+            )
+        return found
 
     def _blocks(self, ctx: CheckContext, module: ParsedModule) -> list[Finding]:
         found = []
