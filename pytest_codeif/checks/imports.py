@@ -17,7 +17,13 @@ from pytest_codeif.checks.shared.import_sites import (
     import_sites,
     imports_module,
 )
-from pytest_codeif.checks.shared.js_imports import js_imports, js_imports_module, package_of
+from pytest_codeif.checks.shared.js_imports import (
+    browser_global_reads,
+    browser_globals,
+    js_imports,
+    js_imports_module,
+    package_of,
+)
 from pytest_codeif.code.import_graph import ImportGraph
 from pytest_codeif.code.languages import JS_FAMILY
 
@@ -42,7 +48,10 @@ class _Site:
 #: `@prisma/client`, `lodash/fp`, `node:fs`).
 _NAMES = {
     "type": "array",
-    "items": {"type": "string", "pattern": "^(node:)?(@[\\w.-]+/)?[A-Za-z_][\\w.-]*(/[\\w.-]+)*$"},
+    "items": {
+        "type": "string",
+        "pattern": "^(node:)?(@[\\w.-]+|(@[\\w.-]+/)?[A-Za-z_][\\w.-]*(/[\\w.-]+)*)$",
+    },
 }
 
 
@@ -78,12 +87,15 @@ class ImportsCheck(Check):
     `require("m")` and dynamic `import("m")` with a literal name
     (`checks/shared/js_imports.py`). Names are npm packages or Node modules as written
     in the code: a path inside a package counts for it (`lodash/fp` imports `lodash`),
-    `node:fs` is `fs`, a scoped package is named whole (`@prisma/client`); a relative
-    path (`./db`) counts only when written the same. With `indirect`, a JS/TS project is
-    read through its module graph (`code/js_graph.py`: relative paths, `index` files,
-    `package.json` `exports`, tsconfig `paths`), its modules named by path
-    (`src/db/pool.js` is `src.db.pool`) and packages by name; a path inside a package
-    (`lodash/fp`) is then a task error: forbid the package.
+    `node:fs` is `fs`, a scoped package is named whole (`@prisma/client`) and a bare
+    scope (`@tsoa`) names every package in it; a relative path (`./db`) counts only when
+    written the same. For `require` and `require-any`, a browser script that reads a
+    library's global without binding it (`rxjs.operators`, `$(...)` for jquery, `_` for
+    lodash, `new Vue(...)`) uses the library as a `<script>` tag loads it, and counts.
+    With `indirect`, a JS/TS project is read through its module graph (`code/js_graph.py`:
+    relative paths, `index` files, `package.json` `exports`, tsconfig `paths`), its
+    modules named by path (`src/db/pool.js` is `src.db.pool`) and packages by name; a
+    path inside a package (`lodash/fp`) is then a task error: forbid the package.
 
     Options: `require` and `forbid`, lists of module names; `require-any`, modules of
     which at least one is imported ("read the CSV file": `csv` or `pandas`); at least
@@ -130,6 +142,16 @@ class ImportsCheck(Check):
         Sample("from functools import lru_cache\n", {"require": ["functools"]}),
         Sample("import collections.abc\n", {"forbid": ["numpy"], "require": ["collections"]}),
         Sample("import pandas as pd\n", {"require-any": ["csv", "pandas"]}),
+        Sample(  # a browser script reads the library's global; a scope names its packages
+            """
+            import { Route } from "@tsoa/runtime";
+            const { timer } = rxjs;
+            const ticks = rxjs.operators.take(3);
+            $(".clock").text("0");
+            """,
+            {"require": ["rxjs", "@tsoa"], "require-any": ["jquery"]},
+            language="javascript",
+        ),
         Sample(
             """
             import { PrismaClient } from "@prisma/client";
@@ -149,6 +171,16 @@ class ImportsCheck(Check):
         ),
     )
     violated_by = (
+        Sample(  # a name the module binds itself is no library's global
+            """
+            function poll(rxjs) {
+              return rxjs.timer(0, 1000);
+            }
+            """,
+            {"require": ["rxjs"]},
+            message="module `rxjs` is never imported",
+            language="javascript",
+        ),
         Sample(
             {
                 "app/api/routes.py": "from ..repositories import user_repo\n",
@@ -272,6 +304,15 @@ class ImportsCheck(Check):
             _Site(site.specifier, site.module.relpath, site.line, js_imports_module)
             for module in ctx.js_modules()
             for site in js_imports(module)
+        ]
+        # A library a browser script reads as a global counts as required (never as
+        # forbidden: `$` or `_` alone is too weak a sign to fail code for).
+        wanted_all = [*self.options.get("require", []), *self.options.get("require-any", [])]
+        sites += [
+            _Site(package, module.relpath, line, js_imports_module)
+            for package in wanted_all
+            for module in ctx.js_modules()
+            for _, line in browser_global_reads(module, browser_globals(package))
         ]
         for wanted in self.options.get("require", []):
             if not any(s.imports(wanted) for s in sites):

@@ -65,6 +65,8 @@ _DECLARATIONS: Final = {
     # "if (int x = getValue())": JavaScript's form is an assignment inside an expression.
     "noInlineDeclaration": ["noAssignInExpressions"],
 }
+#: A name that can be an npm scope (`@tsoa`) as well as a package.
+_SCOPE_NAME: Final = re.compile(r"[a-z0-9][a-z0-9._-]*")
 _IDENTIFIER_STYLES: Final = ("camelCase", "PascalCase", "UPPER_CASE", "snake_case")
 
 
@@ -95,8 +97,14 @@ def _function(r: TaskRecord, out: Mapped, language: str) -> None:
 
 
 def _npm(name: str) -> list[str]:
+    """The npm packages of a library named in a record: its own table entry, else the
+    package of that name or any in its scope (`tsoa`: `tsoa` or `@tsoa/runtime`)."""
     lowered = name.strip().lower()
-    return _NPM.get(lowered, [lowered])
+    if lowered in _NPM:
+        return _NPM[lowered]
+    if "/" not in lowered and not lowered.startswith("@") and _SCOPE_NAME.fullmatch(lowered):
+        return [lowered, f"@{lowered}"]
+    return [lowered]
 
 
 def _library(r: TaskRecord, out: Mapped, language: str) -> None:

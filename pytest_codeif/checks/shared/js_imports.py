@@ -9,10 +9,15 @@ dynamic `import("m")` with a literal name (a plain string, or a template literal
 no `${...}`). A name computed at run time is not read. A specifier is kept as written
 (`./db/index.js`, `node:fs`, `@scope/pkg/sub`); `package_of` tells which npm package
 (or Node built-in) a bare specifier names.
+
+A browser script loads a library with a `<script src>` tag and reads its global instead
+of importing it (`rxjs.operators`, `$(".x")`): `browser_global_reads` finds such reads of
+a library's global, a name the module reads but never binds.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
@@ -123,3 +128,97 @@ def _at(
     span = node.range().start
     site = JsImport(module, specifier, span.line + 1, kind, type_only)
     return span.index, site
+
+
+#: Libraries whose browser global is not their package's name.
+_BROWSER_GLOBALS: Final[dict[str, tuple[str, ...]]] = {
+    "jquery": ("jQuery", "$"),
+    "lodash": ("_",),
+    "underscore": ("_",),
+    "react": ("React",),
+    "react-dom": ("ReactDOM",),
+    "vue": ("Vue",),
+    "three": ("THREE",),
+    "chart.js": ("Chart",),
+    "socket.io-client": ("io",),
+    "@tensorflow/tfjs": ("tf",),
+}
+_IDENTIFIER: Final = re.compile(r"[A-Za-z_$][\w$]*")
+#: Nodes whose identifiers below them are bound names (a declaration's pattern, a
+#: parameter list, an import clause, a catch parameter).
+_BINDERS: Final = (
+    "variable_declarator",
+    "formal_parameters",
+    "import_clause",
+    "import_require_clause",
+    "catch_clause",
+)
+_NAMED: Final = (
+    "function_declaration",
+    "generator_function_declaration",
+    "class_declaration",
+    "abstract_class_declaration",
+    "function_expression",
+    "class",
+)
+
+
+def browser_globals(package: str) -> tuple[str, ...]:
+    """The global a library's browser build defines: `jQuery` and `$` for jquery, the
+    package's own name where that is an identifier (`rxjs`, `axios`), else none."""
+    known = _BROWSER_GLOBALS.get(package.lower())
+    if known is not None:
+        return known
+    return (package,) if _IDENTIFIER.fullmatch(package) else ()
+
+
+def browser_global_reads(module: JsModule, names: tuple[str, ...]) -> Iterator[tuple[str, int]]:
+    """(name, line) for each read of one of `names` as a global in `module`: called,
+    constructed or with a member read (`rxjs.operators`, `$(...)`, `new Vue(...)`), and
+    bound nowhere in the module (no declaration, parameter, import or catch of it,
+    counted over the whole file, so a local binding anywhere rules the name out)."""
+    wanted = set(names)
+    if not wanted:
+        return
+    bound: set[str] = set()
+    for binder in module.nodes(*_BINDERS):
+        field = _BINDING_FIELD.get(binder.kind())
+        target = binder.field(field) if field is not None else binder
+        if target is not None:
+            bound.update(n.text() for n in module.nodes(*_BOUND_KINDS, within=target))
+    for named in module.nodes(*_NAMED):
+        name = named.field("name")
+        if name is not None:
+            bound.add(name.text())
+    free = wanted - bound
+    if not free:
+        return
+    for node in module.nodes("identifier"):
+        text = node.text()
+        if text not in free:
+            continue
+        parent = node.parent()
+        if parent is None:
+            continue
+        kind = parent.kind()
+        read = (
+            (kind == "member_expression" and _is_field(parent, "object", node))
+            or (kind == "call_expression" and _is_field(parent, "function", node))
+            or (kind == "new_expression" and _is_field(parent, "constructor", node))
+        )
+        if read:
+            yield text, module.line_of(node)
+
+
+#: Where a binder's bound names are (the whole node when not listed): a parameter's
+#: default value counts as bound too, which can only rule a global out, never in.
+_BINDING_FIELD: Final = {"variable_declarator": "name", "catch_clause": "parameter"}
+_BOUND_KINDS: Final = (
+    "identifier",
+    "shorthand_property_identifier_pattern",
+)
+
+
+def _is_field(parent: SgNode, field: str, node: SgNode) -> bool:
+    child = parent.field(field)
+    return child is not None and child.range().start.index == node.range().start.index
