@@ -301,6 +301,11 @@ class EngineHints:
     #: The check judges the response's text as written (answers), not code: the engine
     #: reads no code for it and calls its `judge` (see `ResponseCheck`).
     reads_response: ClassVar[bool] = False
+    #: The check reads JavaScript or TypeScript that does not parse as a module its own
+    #: way (`context`: class members alone, a method written for a given class): the
+    #: engine leaves such a file's syntax error to the check, which keeps it for code
+    #: that reads neither way.
+    reads_js_fragments: ClassVar[bool] = False
 
     def judges_import_graph(self) -> bool:
         """True when the verdict rests on chains of imports across the whole project
@@ -333,6 +338,7 @@ class CheckNeeds:
     judges_import_graph: bool
     languages: frozenset[str]
     reads_response: bool
+    reads_js_fragments: bool = False
 
 
 def needs_of(check: EngineHints) -> CheckNeeds:
@@ -345,6 +351,7 @@ def needs_of(check: EngineHints) -> CheckNeeds:
         check.judges_import_graph(),
         check.languages,
         check.reads_response,
+        check.reads_js_fragments,
     )
 
 

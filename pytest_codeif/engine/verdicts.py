@@ -10,6 +10,7 @@ from functools import partial
 from pathlib import Path
 
 from pytest_codeif.checks.base import ResponseCheck, needs_of
+from pytest_codeif.code.languages import JS_FAMILY
 from pytest_codeif.code.response_text import response_text
 from pytest_codeif.code.unit import CodeUnit, OtherFile, SourceFile
 from pytest_codeif.engine.context import EngineContext
@@ -64,7 +65,13 @@ class Verdicts:
             if needs.judges_import_graph:
                 check_scope_modules(unit, scope)
             # A file outside the scope may not even parse: it does not spoil the verdict.
-            self._units.check_syntax(unit, files)
+            self._units.check_syntax(
+                unit,
+                # JS/TS members alone are read by the check (`reads_js_fragments`).
+                [f for f in files if f.language not in JS_FAMILY]
+                if needs.reads_js_fragments
+                else files,
+            )
             others = unit.others_in(scope)  # a project's run.sh, .env... in scope
             ctx = self._context(
                 unit, task, constraint.check_name, files, others, code_only=code_only, ahead=ahead
