@@ -29,6 +29,7 @@ from pytest_codeif.checks.framework import FrameworkCheck
 from pytest_codeif.checks.global_state import GlobalStateCheck
 from pytest_codeif.checks.imports import ImportsCheck
 from pytest_codeif.checks.independence import IndependenceCheck
+from pytest_codeif.checks.language import LanguageCheck
 from pytest_codeif.checks.layers import LayersCheck
 from pytest_codeif.checks.mypy import MypyCheck
 from pytest_codeif.checks.named_algorithm import NamedAlgorithmCheck
@@ -72,6 +73,7 @@ BUILTIN_CHECKS: tuple[type[Check], ...] = (
     GlobalStateCheck,
     ImportsCheck,
     IndependenceCheck,
+    LanguageCheck,
     LayersCheck,
     MypyCheck,
     NamedAlgorithmCheck,
