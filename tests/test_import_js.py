@@ -64,6 +64,7 @@ def test_a_javascript_task_says_its_language_and_maps_its_record() -> None:
         # A library's own package or any of its scope's (`@tsoa/runtime` is tsoa's).
         ("syntax_library", "TypeScript;tsoa", {"require-any": ["tsoa", "@tsoa"]}),
         ("syntax_function", "javascript;JSON.stringify", {"require": ["JSON.stringify"]}),
+        ("syntax_language_type", "javascript", {"check": "language", "language": "javascript"}),
         (
             "syntax_framework",
             "javascript;node.js express;\nFramework Description: x",

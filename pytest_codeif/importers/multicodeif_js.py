@@ -74,10 +74,11 @@ def _language_type(r: TaskRecord, out: Mapped, language: str) -> None:
     asked = r.parts[0].strip()
     if asked.lower() not in JS_LANGUAGES:
         raise Unmapped(f"the task asks for {asked!r}: language not supported yet")
-    # Python's record maps to `python-version` (the code parses as that Python); no check
-    # states "the code is JavaScript" on its own: every other check reads the response
-    # in the task's `language` and fails to find code in another one.
-    raise Unmapped(f"the language asked ({asked}) is the task's `language`; no check asserts it")
+    # The response is read in the task's language, or in the other of JS and TS when it
+    # holds only that one's blocks: `language` fails the latter (see the check).
+    out.constraints.append({"check": "language", "language": JS_LANGUAGES[asked.lower()]})
+    if re.search(r"\bES ?6\b|ECMAScript ?(?:6|2015)", r.prompt, re.IGNORECASE):
+        out.left_out.append("the ECMAScript edition asked (ES6) is not checked")
 
 
 def _advanced_syntax(r: TaskRecord, out: Mapped, language: str) -> None:
