@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import textwrap
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
@@ -50,6 +52,29 @@ def top_level_signatures(tree: cst.Module) -> dict[str, list[str] | None]:
 _RULE = "context"
 
 
+def _python_form(node: cst.CSTNode) -> str:
+    """A Python definition's code as Python's `ast` reads it: the same whatever its
+    layout and comments (a copy of a given function is the given one repeated)."""
+    code = textwrap.dedent(cst.Module([]).code_for_node(node))
+    try:
+        return ast.dump(ast.parse(code))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ""
+
+
+def python_forms(tree: cst.Module) -> dict[str, str]:
+    """Top-level function name (and `Class.method`) -> its `_python_form`."""
+    found: dict[str, str] = {}
+    for statement in tree.body:
+        if isinstance(statement, cst.FunctionDef):
+            found[statement.name.value] = _python_form(statement)
+        elif isinstance(statement, cst.ClassDef):
+            for item in statement.body.body:
+                if isinstance(item, cst.FunctionDef):
+                    found[f"{statement.name.value}.{item.name.value}"] = _python_form(item)
+    return found
+
+
 def _used_names(ctx: CheckContext) -> set[str]:
     """What the code calls: plain names (`read`, `Graph`) and, as `.name`, methods
     (`graph.get_neighbors(...)` gives `.get_neighbors`)."""
@@ -80,15 +105,20 @@ class _Given:
 
     symbols: dict[str, Params]
     fields: frozenset[str] = frozenset()
+    #: Each function's code, layout and comments aside (see `_Defined.form`).
+    forms: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
 class _Defined:
-    """A symbol the code defines: its parameters, file and line."""
+    """A symbol the code defines: its parameters, file and line, and its code with
+    layout and comments aside ("": not read), to tell a copy of the given function
+    (the context repeated) from one written anew."""
 
     params: Params
     path: str
     line: int
+    form: str = ""
 
 
 @dataclass
@@ -98,6 +128,7 @@ class _Code:
 
     symbols: dict[str, Params] = field(default_factory=dict)
     fields: set[str] = field(default_factory=set)
+    forms: dict[str, str] = field(default_factory=dict)
     defined: dict[str, _Defined] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)
     path: str | None = None
@@ -146,7 +177,9 @@ class ContextCheck(Check):
     and their methods, or the listed `symbols`) that the code defines again keeps its
     parameters, and the code defines or calls at least one of them; `reuse`: every
     listed symbol is called (or used as a decorator) by the code and not defined again
-    in it, so the code relies on the given implementation instead of writing its own.
+    in it, so the code relies on the given implementation instead of writing its own
+    (a copy of the given definition, layout and comments aside, is the context
+    repeated, not a definition of its own).
 
     JavaScript and TypeScript: the context is read in the code's language
     (`checks/shared/js_context.py`): functions (declared, or a `const` bound to a
@@ -335,7 +368,9 @@ class ContextCheck(Check):
         else:
             try:
                 tree = parse_option_code(options["context"], "context")
-                self.python = _Given(self._listed(top_level_signatures(tree)))
+                self.python = _Given(
+                    self._listed(top_level_signatures(tree)), forms=python_forms(tree)
+                )
             except ValueError as exc:
                 self.not_python = str(exc)
             module = parse_js_option(options["context"], "context")
@@ -347,7 +382,8 @@ class ContextCheck(Check):
                     n: None if d.params is None else list(d.params)
                     for n, d in found.symbols.items()
                 }
-                self.js = _Given(self._listed(signatures), frozenset(found.fields))
+                forms = {n: d.form for n, d in found.symbols.items()}
+                self.js = _Given(self._listed(signatures), frozenset(found.fields), forms)
             if self.python is None and self.js is None:
                 detail = self.not_js.removeprefix("`context` is not valid ")
                 raise ValueError(f"{self.not_python}; nor {detail}")
@@ -392,15 +428,20 @@ class ContextCheck(Check):
         if modules:
             given = self._given(self.python, "Python", self.not_python)
             code.symbols.update(given.symbols)
+            code.forms.update(given.forms)
             code.path = modules[0].relpath
             for module in modules:
+                forms = python_forms(module.tree)
                 for name, params in top_level_signatures(module.tree).items():
-                    code.defined.setdefault(name, _Defined(params, module.relpath, 1))
+                    code.defined.setdefault(
+                        name, _Defined(params, module.relpath, 1, forms.get(name, ""))
+                    )
             code.used |= _used_names(ctx)
         if js:
             given = self._given(self.js, "JavaScript or TypeScript", self.not_js)
             code.symbols.update(given.symbols)
             code.fields |= given.fields
+            code.forms.update(given.forms)
             code.path = code.path or js[0][0].relpath
             for js_module, members_alone in js:
                 for name, found in js_definitions(js_module).symbols.items():
@@ -413,7 +454,7 @@ class ContextCheck(Check):
                         names = _fragment_member(member, params, given.symbols)
                     for each in names:
                         code.defined.setdefault(
-                            each, _Defined(params, js_module.relpath, found.line)
+                            each, _Defined(params, js_module.relpath, found.line, found.form)
                         )
             code.used |= js_uses(module for module, _ in js)
         return code
@@ -453,7 +494,7 @@ class ContextCheck(Check):
         findings: list[Finding] = []
         for name in code.symbols:
             mine = code.defined.get(name)
-            if mine is not None:
+            if mine is not None and not (mine.form and mine.form == code.forms.get(name)):
                 findings.append(
                     Finding(
                         f"`{name}` is defined again instead of reused", _RULE, mine.path, mine.line

@@ -60,10 +60,13 @@ def parse_js_option(source: str, option: str) -> JsModule | str:
 
 @dataclass(frozen=True)
 class JsDefinition:
-    """A top-level definition: its parameters (None: a class) and its line."""
+    """A top-level definition: its parameters (None: a class), its line, and its code's
+    tokens with comments and layout left out (`normal_form`): a copy of a given
+    function is the given one repeated, not written anew."""
 
     params: tuple[str, ...] | None
     line: int
+    form: str = ""
 
 
 @dataclass
@@ -74,8 +77,27 @@ class JsDefinitions:
     symbols: dict[str, JsDefinition] = field(default_factory=dict)
     fields: set[str] = field(default_factory=set)
 
-    def add(self, name: str, params: tuple[str, ...] | None, line: int) -> None:
-        self.symbols.setdefault(name, JsDefinition(params, line))
+    def add(
+        self, name: str, params: tuple[str, ...] | None, node: SgNode, module: JsModule
+    ) -> None:
+        form = "" if params is None else normal_form(node)
+        self.symbols.setdefault(name, JsDefinition(params, module.line_of(node), form))
+
+
+def normal_form(node: SgNode) -> str:
+    """`node`'s tokens, comments and semicolons left out (JavaScript inserts those a
+    line ends without), one space apart: the same code whatever its layout."""
+    tokens: list[str] = []
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.kind() == "comment":
+            continue
+        children = current.children()
+        if not children and current.kind() != ";":
+            tokens.append(current.text())
+        stack.extend(reversed(children))
+    return " ".join(tokens)
 
 
 def param_names(module: JsModule, node: SgNode) -> tuple[str, ...]:
@@ -93,7 +115,7 @@ def _member_key(member: SgNode) -> SgNode | None:
 
 
 def _read_class(module: JsModule, node: SgNode, name: str, out: JsDefinitions) -> None:
-    out.add(name, None, module.line_of(node))
+    out.add(name, None, node, module)
     body = node.field("body")
     if body is None:
         return
@@ -102,11 +124,11 @@ def _read_class(module: JsModule, node: SgNode, name: str, out: JsDefinitions) -
         if key is None:
             continue
         if member.kind() == "method_definition":
-            out.add(f"{name}.{key}", param_names(module, member), module.line_of(member))
+            out.add(f"{name}.{key}", param_names(module, member), member, module)
         elif member.kind() in _FIELD_KINDS:
             value = member.field("value")
             if value is not None and value.kind() in _FUNCTION_VALUES:
-                out.add(f"{name}.{key}", param_names(module, value), module.line_of(member))
+                out.add(f"{name}.{key}", param_names(module, value), member, module)
             else:
                 out.fields.add(f"{name}.{key.lstrip('#')}")
     for assigned in body.find_all(kind="assignment_expression"):
@@ -130,9 +152,9 @@ def _read_assignment(module: JsModule, node: SgNode, out: JsDefinitions) -> None
     if prop is None or parts is None:
         return
     if parts in (["exports"], ["module", "exports"]):
-        out.add(prop, param_names(module, value), module.line_of(node))
+        out.add(prop, param_names(module, value), node, module)
     elif len(parts) == 1 or (len(parts) == 2 and parts[1] == "prototype"):
-        out.add(f"{parts[0]}.{prop}", param_names(module, value), module.line_of(node))
+        out.add(f"{parts[0]}.{prop}", param_names(module, value), node, module)
 
 
 def _chain(node: SgNode | None) -> list[str] | None:
@@ -166,7 +188,7 @@ def js_definitions(module: JsModule) -> JsDefinitions:
         kind = node.kind()
         name = _name_of(node.field("name"))
         if kind in ("function_declaration", "generator_function_declaration") and name:
-            out.add(name, param_names(module, node), module.line_of(node))
+            out.add(name, param_names(module, node), node, module)
         elif kind in _CLASS_KINDS and name:
             _read_class(module, node, name, out)
         elif kind in _DECLARATIONS:
@@ -176,7 +198,7 @@ def js_definitions(module: JsModule) -> JsDefinitions:
                 if declarator.kind() != "variable_declarator" or bound is None or value is None:
                     continue
                 if value.kind() in _FUNCTION_VALUES:
-                    out.add(bound, param_names(module, value), module.line_of(declarator))
+                    out.add(bound, param_names(module, value), declarator, module)
                 elif value.kind() in _CLASS_KINDS:
                     _read_class(module, value, bound, out)
         elif kind == "expression_statement":
