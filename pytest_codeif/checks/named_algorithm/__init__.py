@@ -13,8 +13,16 @@ from typing import Any, ClassVar
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
 from pytest_codeif.checks.named_algorithm.catalogue import CATALOGUE, documentation, lookup, names
-from pytest_codeif.checks.named_algorithm.recogniser import Code
-from pytest_codeif.checks.shared.structure import scopes
+from pytest_codeif.checks.named_algorithm.js_catalogue import READERS, js_names, js_reader
+from pytest_codeif.checks.named_algorithm.js_patterns import JsCode
+from pytest_codeif.checks.named_algorithm.recogniser import (
+    Code,
+    Judgement,
+    Recogniser,
+)
+from pytest_codeif.checks.shared.js_functions import find_js_function, require_js_function
+from pytest_codeif.checks.shared.structure import find_function, scopes
+from pytest_codeif.code.js_tree import JsModule
 
 _RULE = "named-algorithm"
 
@@ -45,6 +53,13 @@ class NamedAlgorithmCheck(Check):
     is looked for); `codeif import multicodeif` looks instructions' spellings up ("Kadane's
     Algorithm", "Miller-Rabin's method", "in-place shuffling").
 
+    JavaScript and TypeScript: the algorithms listed after the catalogue are recognised
+    by the same parts, read through ast-grep (`[a[j], a[j + 1]] = [a[j + 1], a[j]]`, a
+    swap through a temporary or a `swap(a, i, j)` helper, `Math.max(x, cur + x)`, a
+    hand-written priority queue's `dequeue()`, a Map's `get`), in functions, arrow
+    functions and class methods alike. Asked of JS/TS code, any other algorithm of the
+    catalogue is a task error naming it, never a verdict.
+
     Options: `name` (required, one of the catalogue's option values), `function` (only look inside
     this function), `allow-library` (accept the standard library's implementation).
 
@@ -57,6 +72,7 @@ class NamedAlgorithmCheck(Check):
 
     name = "named-algorithm"
     category = "Algorithm"
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
         "Implement the named algorithm itself rather than a library call or a simpler "
         "stand-in; the evidence names the part that is missing."
@@ -73,19 +89,31 @@ class NamedAlgorithmCheck(Check):
         "additionalProperties": False,
     }
     satisfied_by = tuple(
-        Sample(example.code, {"name": r.name, **example.options}, calls=example.calls)
-        for r in CATALOGUE
-        for example in r.satisfied
+        Sample(
+            example.code,
+            {"name": name, **example.options},
+            calls=example.calls,
+            language=example.language,
+        )
+        for name, examples in (
+            *((r.name, r.satisfied) for r in CATALOGUE),
+            *((j.name, j.satisfied) for j in READERS),
+        )
+        for example in examples
     )
     violated_by = tuple(
         Sample(
             example.code,
-            {"name": r.name, **example.options},
+            {"name": name, **example.options},
             calls=example.calls,
             message=example.message,
+            language=example.language,
         )
-        for r in CATALOGUE
-        for example in r.violated
+        for name, examples in (
+            *((r.name, r.violated) for r in CATALOGUE),
+            *((j.name, j.violated) for j in READERS),
+        )
+        for example in examples
     )
 
     def advise(self) -> str:
@@ -103,6 +131,10 @@ class NamedAlgorithmCheck(Check):
         if recogniser is None:  # the schema lets only catalogue names through
             raise ValueError(f"unknown algorithm {self.options['name']!r}")
         function = self.options.get("function")
+        subject = f"`{function}`" if function else "the code"
+        python, js = ctx.modules(), ctx.js_modules()
+        if js and (not python or (function and find_function(ctx, function) is None)):
+            return self._evaluate_js(ctx, recogniser, js, subject)
         places = scopes(ctx, function, _RULE)
         if isinstance(places, Finding):
             return [places]
@@ -120,17 +152,91 @@ class NamedAlgorithmCheck(Check):
             raise Undecidable(
                 "too-large", f"the code is nested too deeply to recognise {recogniser.title}"
             ) from None
-        subject = f"`{function}`" if function else "the code"
+        if not judgement.found and js and not function:
+            # Python and JS/TS together: the algorithm found in either language counts.
+            other = self._judge_js(recogniser, [(m, None) for m in js])
+            if other.found:
+                judgement = other
         if judgement.found:
             ctx.notes.append(f"{recogniser.title} found in {subject}: {judgement.evidence}")
             return []
-        message = f"{subject} does not implement {recogniser.title}: {judgement.evidence}"
-        if judgement.at is not None:
-            return [ctx.report(*judgement.at, message)]
         module, node = places[0]
         line = module.line_of(node) if function else 1
-        return [ctx.finding(message, path=module.relpath, line=line)]
+        return [
+            self._finding(
+                ctx, recogniser, judgement, subject=subject, path=module.relpath, line=line
+            )
+        ]
+
+    def _judge_js(self, recogniser: Recogniser, places: list[tuple[JsModule, Any]]) -> Judgement:
+        """The judgement of JS/TS `places`; a task error when the algorithm has no JS/TS
+        reader yet."""
+        reader = js_reader(recogniser.name)
+        if reader is None:
+            known = ", ".join(js_names())
+            raise Undecidable(
+                "invalid-task",
+                f"`{recogniser.name}` ({recogniser.title}) is not recognised in JavaScript or "
+                f"TypeScript code yet (these are: {known})",
+                key_path=("name",),
+            )
+        code = JsCode(
+            places,
+            function=self.options.get("function"),
+            allow_library=bool(self.options.get("allow-library", False)),
+        )
+        return reader.decide(code)
+
+    def _evaluate_js(
+        self, ctx: CheckContext, recogniser: Recogniser, js: list[JsModule], subject: str
+    ) -> list[Finding]:
+        """The check on JavaScript/TypeScript modules (the function, or every module)."""
+        function = self.options.get("function")
+        places: list[tuple[JsModule, Any]] = [(m, None) for m in js]
+        line = 1
+        if function:
+            found = find_js_function(js, function)
+            if found is None:
+                missing = require_js_function(ctx, function, _RULE)
+                return [missing] if isinstance(missing, Finding) else []
+            places, line = [(found.module, found.node)], found.line
+        judgement = self._judge_js(recogniser, places)
+        if judgement.found:
+            ctx.notes.append(f"{recogniser.title} found in {subject}: {judgement.evidence}")
+            return []
+        return [
+            self._finding(
+                ctx, recogniser, judgement, subject=subject, path=places[0][0].relpath, line=line
+            )
+        ]
+
+    def _finding(
+        self,
+        ctx: CheckContext,
+        recogniser: Recogniser,
+        judgement: Judgement,
+        *,
+        subject: str,
+        path: str,
+        line: int,
+    ) -> Finding:
+        """The finding for a judgement: at the place it names, else at `path:line`."""
+        message = f"{subject} does not implement {recogniser.title}: {judgement.evidence}"
+        at = judgement.at
+        if at is not None:
+            if isinstance(at[0], JsModule):
+                js_module, js_node = at
+                return ctx.finding(message, path=js_module.relpath, line=js_module.line_of(js_node))
+            module, node = at
+            return ctx.report(module, node, message)
+        return ctx.finding(message, path=path, line=line)
 
 
 # The catalogue is part of the documentation, generated so that it cannot drift.
-NamedAlgorithmCheck.__doc__ = (NamedAlgorithmCheck.__doc__ or "") + documentation("    ")
+NamedAlgorithmCheck.__doc__ = (
+    (NamedAlgorithmCheck.__doc__ or "")
+    + documentation("    ")
+    + "\n    Recognised in JavaScript and TypeScript too: "
+    + ", ".join(f"`{name}`" for name in js_names())
+    + ".\n"
+)

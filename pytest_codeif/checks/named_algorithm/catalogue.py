@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Final
 
 from pytest_codeif.checks.named_algorithm import (
+    described,
     graphs,
     hashing,
     numbers,
@@ -24,6 +25,7 @@ CATALOGUE: Final[tuple[Recogniser, ...]] = (
     *searching.RECOGNISERS,
     *graphs.RECOGNISERS,
     *structures.RECOGNISERS,
+    *described.RECOGNISERS,
 )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, TypeVar
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 import libcst as cst
 
@@ -20,7 +20,14 @@ from pytest_codeif.functional.plain import decode
 from pytest_codeif.outcome import CaseResult, Undecidable
 from pytest_codeif.spec import CallCase
 
+if TYPE_CHECKING:
+    from ast_grep_py import SgNode
+
+    from pytest_codeif.code.js_tree import JsModule
+
 Place = tuple[ParsedModule, cst.CSTNode]
+#: Where a JavaScript or TypeScript recogniser found (or missed) something.
+JsPlace = tuple["JsModule", "SgNode"]
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
 
@@ -31,14 +38,14 @@ class Judgement:
 
     found: bool
     evidence: str
-    at: Place | None = None
+    at: Place | JsPlace | None = None
 
 
-def found(evidence: str, at: Place | None = None) -> Judgement:
+def found(evidence: str, at: Place | JsPlace | None = None) -> Judgement:
     return Judgement(True, evidence, at)
 
 
-def missing(evidence: str, at: Place | None = None) -> Judgement:
+def missing(evidence: str, at: Place | JsPlace | None = None) -> Judgement:
     return Judgement(False, evidence, at)
 
 
@@ -46,12 +53,14 @@ def missing(evidence: str, at: Place | None = None) -> Judgement:
 class Example:
     """Code a recogniser must accept (in `satisfied`) or reject (in `violated`, with a
     text its evidence must contain). `calls` are call cases run for behaviour;
-    `options` are extra options of the check (`allow-library`)."""
+    `options` are extra options of the check (`allow-library`); `language` the code's
+    (`javascript`, `typescript`; None: Python)."""
 
     code: str
     message: str | None = None
     calls: Sequence[Mapping[str, Any]] = ()
     options: Mapping[str, Any] = field(default_factory=dict)
+    language: str | None = None
 
 
 @dataclass(frozen=True)

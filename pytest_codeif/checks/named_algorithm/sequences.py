@@ -570,7 +570,15 @@ RECOGNISERS: Final = (
         "restarts (`cur = max(x, cur + x)`, or `cur += x` with a reset) and a running best "
         "(`best = max(best, cur)`)",
         kadane,
-        ("kadane algorithm", "kadanes", "maximum subarray kadane"),
+        (
+            "kadane algorithm",
+            "kadanes",
+            "maximum subarray kadane",
+            # The problem's name: Kadane's one pass is the algorithm instructions mean by it.
+            "maximum subarray",
+            "maximum subarray problem",
+            "maximum subarray approach",
+        ),
         satisfied=(
             Example(
                 """

@@ -1,0 +1,210 @@
+"""Prim's algorithm read in JavaScript and TypeScript, by the parts of its Python twin
+(`graphs.py`): one tree grown by the lightest edge leaving it. The language has no heap
+of its own, so the lightest edge is taken from a hand-written queue (a method popping
+it: `dequeue`, `extractMin`, `poll`, `pop`, `shift`...) or from a key array scanned for
+its smallest entry (`minKey`), and the keys are lowered by an edge's own weight (`if
+(w < key[v]) key[v] = w`), never by a distance summed along a path (Dijkstra)."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Final
+
+from pytest_codeif.checks.named_algorithm.js_patterns import (
+    JsCode,
+    arguments,
+    bare,
+    enclosing_loops,
+    flat,
+    member_name,
+    stores,
+    subscript_root,
+    where,
+)
+from pytest_codeif.checks.named_algorithm.recogniser import JsPlace, Judgement, found, missing
+from pytest_codeif.code.js_tree import JsModule
+
+if TYPE_CHECKING:
+    from ast_grep_py import SgNode
+
+#: Methods of a hand-written priority queue that take its smallest entry out.
+POPS: Final = frozenset(
+    {
+        "dequeue",
+        "extractMin",
+        "extract",
+        "poll",
+        "pop",
+        "shift",
+        "heappop",
+        "popMin",
+        "deleteMin",
+        "removeMin",
+        "remove",
+        "next",
+    }
+)
+#: Methods that put an entry in.
+PUSHES: Final = frozenset({"enqueue", "push", "insert", "add", "heappush", "offer", "put"})
+_LOOPS: Final = ("for_statement", "for_in_statement", "while_statement", "do_statement")
+
+
+def _summed(text: str) -> bool:
+    """Whether an expression adds (a distance along a path), `++` aside."""
+    return "+" in text.replace("++", "")
+
+
+def _key_updates(code: JsCode, *, summed: bool) -> list[tuple[JsPlace, str]]:
+    """(place, table) of each `if (... w < key[v] ...) { key[v] = ... }`: a comparison
+    with an entry of a table the branch then writes; `summed` picks a candidate that adds
+    (`dist[u] + w`, Dijkstra's) or one that does not (an edge's own weight, Prim's)."""
+    found_updates = []
+    for module, branch in code.nodes("if_statement"):
+        test, body = branch.field("condition"), branch.field("consequence")
+        if test is None or body is None:
+            continue
+        written = {
+            subscript_root(module, s.target)
+            for s in stores(module, body)
+            if s.target.kind() == "subscript_expression"
+        }
+        for comparison in module.nodes("binary_expression", within=test):
+            operator = comparison.field("operator")
+            op = operator.text() if operator is not None else ""
+            left, right = bare(comparison.field("left")), bare(comparison.field("right"))
+            if left is None or right is None:
+                continue
+            if op in (">", ">="):
+                left, right = right, left
+            elif op not in ("<", "<="):
+                continue
+            table = subscript_root(module, right)
+            if table is None or table not in written:
+                continue
+            if _summed(flat(module, left)) == summed:
+                found_updates.append(((module, branch), table))
+    return found_updates
+
+
+def _smallest_scan(code: JsCode) -> JsPlace | None:
+    """A loop over the vertices keeping the smallest key or its index: `if (!inMST[v] &&
+    key[v] < min) { min = key[v]; best = v; }`, `if (key[v] < key[u]) u = v`."""
+    for module, loop in code.nodes("for_statement"):
+        variable = _loop_variable(module, loop)
+        if variable is None:
+            continue
+        for branch in module.nodes("if_statement", within=loop):
+            test = flat(module, branch.field("condition"))
+            if not re.search(
+                rf"\[{re.escape(variable)}\]<|>[\w$.]+\[{re.escape(variable)}\]", test
+            ):
+                continue
+            for store in stores(module, branch):
+                value = flat(module, store.value) if store.value is not None else ""
+                if store.op is None and (value == variable or value.endswith(f"[{variable}]")):
+                    return module, loop
+    return None
+
+
+def _loop_variable(module: JsModule, loop: SgNode) -> str | None:
+    """`v` of `for (let v = ...; ...)`."""
+    init = loop.field("initializer")
+    if init is None:
+        return None
+    for declarator in module.nodes("variable_declarator", within=init):
+        name = declarator.field("name")
+        return flat(module, name) if name is not None else None
+    return None
+
+
+def _popped(code: JsCode) -> list[tuple[JsModule, SgNode, str]]:
+    """(module, call, queue) of each call in a loop taking an entry out of a queue."""
+    found_pops = []
+    for module, call in code.nodes("call_expression"):
+        if member_name(call) not in POPS or not enclosing_loops(call):
+            continue
+        callee = bare(call.field("function"))
+        queue = callee.field("object") if callee is not None else None
+        if queue is not None:
+            found_pops.append((module, call, flat(module, queue)))
+    return found_pops
+
+
+def _visits(module: JsModule, loop: SgNode) -> bool:
+    """The loop skips vertices already in the tree: `visited.has(v)`, `inMST[v]`,
+    `.includes(v)`."""
+    text = flat(module, loop)
+    return bool(re.search(r"\.(has|includes)\(|if\(!?[\w$.]+\[[^\]]+\]\)", text))
+
+
+def _grown_from_queue(code: JsCode) -> JsPlace | None:
+    """A loop popping the queue and skipping visited vertices, with entries pushed on
+    the same queue by their own weight (no sum)."""
+    pushes = [
+        (module, call)
+        for module, call in code.nodes("call_expression")
+        if member_name(call) in PUSHES
+    ]
+    for module, pop, queue in _popped(code):
+        loop = enclosing_loops(pop)[-1]
+        if not _visits(module, loop):
+            continue
+        for m, push in pushes:
+            callee = bare(push.field("function"))
+            target = callee.field("object") if callee is not None else None
+            if target is None or flat(m, target) != queue:
+                continue
+            pushed = "".join(flat(m, a) for a in arguments(push))
+            if pushed and not _summed(pushed):
+                return module, pop
+    return None
+
+
+def _kruskal(code: JsCode) -> JsPlace | None:
+    """Edges sorted and joined with a `find` over parents: Kruskal."""
+    sorts = [p for p in code.nodes("call_expression") if member_name(p[1]) == "sort"]
+    finds = [
+        f for f in code.functions() if f.name and re.fullmatch(r"find\w*", f.name, re.IGNORECASE)
+    ]
+    return sorts[0] if sorts and finds else None
+
+
+def prim(code: JsCode) -> Judgement:
+    """One tree grown from a start vertex: the lightest edge leaving it taken from a
+    queue (or a key array scanned for its smallest key), vertices in the tree skipped."""
+    grown = _grown_from_queue(code)
+    if grown:
+        return found(
+            f"grows the tree by the lightest edge leaving it, popped from a queue ({where(grown)})",
+            grown,
+        )
+    keys = _key_updates(code, summed=False)
+    scan = _smallest_scan(code)
+    if keys and (scan or _popped(code)):
+        place = keys[0][0]
+        return found(
+            f"picks the vertex with the smallest key and lowers its neighbours' keys to the "
+            f"edge weights (`{keys[0][1]}`, {where(place)})",
+            place,
+        )
+    summed = _key_updates(code, summed=True)
+    if summed:
+        return missing(
+            f"lowers distances summed along paths ({where(summed[0][0])}): that is Dijkstra, "
+            "not Prim's lightest edge",
+            summed[0][0],
+        )
+    kruskal = _kruskal(code)
+    if kruskal:
+        return missing(
+            f"sorts the edges ({where(kruskal)}) and joins components with a find over "
+            "parents: that is Kruskal, not Prim",
+            kruskal,
+        )
+    if keys:
+        return missing(
+            f"lowers keys to edge weights ({where(keys[0][0])}) but never picks the vertex "
+            "with the smallest key",
+            keys[0][0],
+        )
+    return missing("no lightest edge leaving the tree taken from a queue or a key array")
