@@ -28,6 +28,7 @@ from pytest_codeif.checks.files import FilesCheck
 from pytest_codeif.checks.framework import FrameworkCheck
 from pytest_codeif.checks.global_state import GlobalStateCheck
 from pytest_codeif.checks.imports import ImportsCheck
+from pytest_codeif.checks.indentation import IndentationCheck
 from pytest_codeif.checks.independence import IndependenceCheck
 from pytest_codeif.checks.language import LanguageCheck
 from pytest_codeif.checks.layers import LayersCheck
@@ -72,6 +73,7 @@ BUILTIN_CHECKS: tuple[type[Check], ...] = (
     FrameworkCheck,
     GlobalStateCheck,
     ImportsCheck,
+    IndentationCheck,
     IndependenceCheck,
     LanguageCheck,
     LayersCheck,

@@ -131,7 +131,8 @@ def _sample(check: type[Check], sample: Sample) -> str:
     files = sample.code if isinstance(sample.code, Mapping) else {"": sample.code}
     for path, text in files.items():
         title = f' title="{path}"' if path else ""
-        fence = _fence_language(path)
+        # One module's code is in the sample's language (JavaScript, TypeScript) or Python.
+        fence = _fence_language(path) if path or not sample.language else sample.language
         empty = "# (empty)" if fence == "python" else "(empty)"
         parts.append(f"```{fence}{title}\n{text.rstrip() or empty}\n```\n")
     parts += _pinned(sample)
