@@ -198,6 +198,38 @@ def _requirements(r: TaskRecord, out: Mapped, language: str) -> None:
 #: Express.js application": no app of its own).
 _USING: Final = r"(?<!built )\b(?:using|use|with)\s+(?:node\.js\s+(?:and|with)\s+)?(?:the\s+)?"
 #: Frameworks and libraries a prompt may name, by their words -> the constraint.
+#: D3's own modules, published apart (`d3-array`): importing one is using D3.
+_D3_MODULES: Final = tuple(
+    f"d3-{m}"
+    for m in [
+        "array",
+        "axis",
+        "brush",
+        "chord",
+        "color",
+        "dispatch",
+        "drag",
+        "dsv",
+        "ease",
+        "fetch",
+        "force",
+        "format",
+        "geo",
+        "hierarchy",
+        "interpolate",
+        "path",
+        "polygon",
+        "quadtree",
+        "random",
+        "scale",
+        "selection",
+        "shape",
+        "time",
+        "timer",
+        "transition",
+        "zoom",
+    ]
+)
 _PROMPT_PACKAGES: Final[list[tuple[str, dict[str, Any]]]] = [
     (_USING + r"express(?:\.js)?\b", {"check": "framework", "framework": "express"}),
     (_USING + r"koa\b", {"check": "framework", "framework": "koa"}),
@@ -214,6 +246,18 @@ _PROMPT_PACKAGES: Final[list[tuple[str, dict[str, Any]]]] = [
     (r"\bwinston\b", {"check": "imports", "require": ["winston"]}),
     (r"\belectron\b", {"check": "imports", "require": ["electron"]}),
     (r"\bclass-validator\b", {"check": "imports", "require": ["class-validator"]}),
+    # "an Express middleware": no app of its own, but Express's types or Router imported.
+    (r"\bexpress(?:\.js)? middleware\b", {"check": "imports", "require": ["express"]}),
+    # A page loads D3 with a <script> tag and reads its `d3` global: the imports check
+    # counts that (see `browser_global_reads`).
+    (r"\bd3(?:\.js)?\b", {"check": "imports", "require-any": ["d3", *_D3_MODULES]}),
+    (
+        r"\bJWTs?\b|\bJSON Web Tokens?\b",
+        {
+            "check": "imports",
+            "require-any": ["jsonwebtoken", "jose", "express-jwt", "@nestjs/jwt", "jwt-simple"],
+        },
+    ),
     # A React component is written with React (its JSX needs it, or its hooks).
     (r"\breact\b(?! native)", {"check": "imports", "require-any": ["react", "react-dom"]}),
     (
