@@ -222,12 +222,12 @@ def test_indentation_counts_levels_from_the_line_of_the_opening_bracket() -> Non
         """
     )
     assert layout(code, indent=4) == [
-        "l.7 is indented 2 spaces, 4 expected (one level per bracket: the `{` on l.6)",
-        "l.8 is indented 4 spaces, 6 expected (one level per bracket: the `{` on l.7)",
-        "l.9 is indented 6 spaces, 8 expected (one level per bracket: the `[` on l.8)",
+        "l.7 is indented 2 spaces, 4 expected (one level inside the `{` on l.6)",
+        "l.8 is indented 4 spaces, 6 expected (one level inside the `{` on l.7)",
+        "l.9 is indented 6 spaces, 8 expected (one level inside the `[` on l.8)",
     ]
     assert layout(code, indent=2) == [
-        "l.3 is indented 8 spaces, 6 expected (one level per bracket: the `{` on l.2)"
+        "l.3 is indented 8 spaces, 6 expected (one level inside the `{` on l.2)"
     ]
 
 
@@ -325,3 +325,12 @@ def test_findings_land_at_the_files_lines(pytester: pytest.Pytester) -> None:
             "*app.ts:4: [[]indentation[]] l.4: no space around `>`*",
         ]
     )
+
+
+def test_the_check_pages_show_js_samples_in_their_language() -> None:
+    from pytest_codeif.docs.site import generated_pages
+
+    pages = generated_pages()
+    assert "```javascript\nfunction total(prices, rate = 1) {" in pages["checks/indentation.md"]
+    assert "```typescript\nclass Cart {" in pages["checks/brace-style.md"]
+    assert "```python\ndef total(prices):" in pages["checks/brace-style.md"]

@@ -255,7 +255,9 @@ class IndentationCheck(Check):
 
 
 def _depth_message(rule: DepthRule, width: int, expected: int, what: str) -> str:
+    unit = what[:-1] if width == 1 else what  # "1 space", "1 tab"
+    where = "one level inside" if rule.levels[0] else "level with the line of"
     return (
-        f"l.{rule.line} is indented {width} {what}, {expected} expected "
-        f"(one level per bracket: {rule.inside} on l.{rule.anchor})"
+        f"l.{rule.line} is indented {width} {unit}, {expected} expected "
+        f"({where} {rule.inside} on l.{rule.anchor})"
     )
