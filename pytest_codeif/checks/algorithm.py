@@ -10,9 +10,22 @@ from typing import Any, ClassVar, Final
 import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, listed
+from pytest_codeif.checks.shared.js_algorithms import JS_ALGORITHMS, JsScope
+from pytest_codeif.checks.shared.js_algorithms_parts import JsCode
+from pytest_codeif.checks.shared.js_functions import (
+    find_js_function,
+    recursive_js_functions,
+    require_js_function,
+)
 from pytest_codeif.checks.shared.recursion import recursive_functions
-from pytest_codeif.checks.shared.structure import code_of, require_forbid_schema, scopes
+from pytest_codeif.checks.shared.structure import (
+    code_of,
+    find_function,
+    require_forbid_schema,
+    scopes,
+)
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.js_tree import JsModule
 
 _RULE = "algorithm"
 Places = list[tuple[ParsedModule, cst.CSTNode]]
@@ -367,6 +380,13 @@ class AlgorithmCheck(Check):
     instruction names (Miller-Rabin, Kadane, merge sort, Dijkstra, a B-tree...) is the
     `named-algorithm` check's business: it recognises each by the parts that make it.
 
+    JavaScript and TypeScript code is read by the same structure, in the language's
+    words (`shared/js_algorithms.py`): `memo.has(n)` / `memo.set(n, v)` for memoisation,
+    `Math.floor((lo + hi) / 2)` or `(lo + hi) >> 1` for binary search, `queue.shift()`
+    for a queue's front and `stack.pop()` for a stack's top, `sort()` / `toSorted()` for
+    sorting, a hand-written priority queue's `dequeue()` / `extractMin()` for greedy;
+    array methods iterating a callback (`forEach`, `map`, `reduce`) count as loops.
+
     Options: `require` (list of the names above), `forbid` (same), `function` (only
     look inside this function).
 
@@ -380,6 +400,7 @@ class AlgorithmCheck(Check):
 
     name = "algorithm"
     category = "Algorithm"
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
         "Build the code on the technique the task names, in the structure that makes it (a table "
         "filled from its own entries for dynamic programming, a halving range for binary search, "
@@ -425,6 +446,101 @@ class AlgorithmCheck(Check):
             "            total += w\n    return total\n",
             {"require": ["greedy", "sorting"]},
         ),
+        # JavaScript and TypeScript, read by the same structure (`shared/js_algorithms.py`).
+        Sample(
+            """
+            function pick(items, cap) {
+              let total = 0;
+              for (const w of [...items].sort((a, b) => a - b)) {
+                if (total + w <= cap) total += w;
+              }
+              return total;
+            }
+            """,
+            {"require": ["greedy", "sorting", "iteration-only"], "forbid": ["recursion"]},
+            language="javascript",
+        ),
+        Sample(
+            """
+            export class Planner {
+              plan(jobs: { gain: number; cost: number }[], budget: number): number {
+                const ranked = jobs.toSorted((a, b) => b.gain / b.cost - a.gain / a.cost);
+                let gained = 0;
+                ranked.forEach((job) => {
+                  if (job.cost <= budget) {
+                    budget -= job.cost;
+                    gained += job.gain;
+                  }
+                });
+                return gained;
+              }
+            }
+            """,
+            {"require": ["greedy"], "function": "Planner.plan"},
+            language="typescript",
+        ),
+        Sample(
+            """
+            const lis = (xs: number[]): number => {
+              const dp: number[] = xs.map(() => 1);
+              for (let i = 0; i < xs.length; i++) {
+                for (let j = 0; j < i; j++) {
+                  if (xs[j] < xs[i]) dp[i] = Math.max(dp[i], dp[j] + 1);
+                }
+              }
+              return Math.max(0, ...dp);
+            };
+            """,
+            {"require": ["dynamic-programming"], "forbid": ["recursion"]},
+            language="typescript",
+        ),
+        Sample(
+            """
+            function fib(n, memo = new Map()) {
+              if (memo.has(n)) return memo.get(n);
+              const value = n < 2 ? n : fib(n - 1, memo) + fib(n - 2, memo);
+              memo.set(n, value);
+              return value;
+            }
+            """,
+            {"require": ["memoisation", "dynamic-programming", "recursion"]},
+            language="javascript",
+        ),
+        Sample(
+            """
+            function find(xs, x) {
+              let lo = 0, hi = xs.length - 1;
+              while (lo <= hi) {
+                const mid = (lo + hi) >> 1;
+                if (xs[mid] < x) lo = mid + 1;
+                else hi = mid - 1;
+              }
+              return lo;
+            }
+            """,
+            {"require": ["binary-search"]},
+            language="javascript",
+        ),
+        Sample(
+            """
+            function reachable(graph, start) {
+              const seen = new Set([start]);
+              const queue = [start];
+              while (queue.length > 0) {
+                const node = queue.shift();
+                for (const next of graph[node] ?? []) {
+                  if (!seen.has(next)) {
+                    seen.add(next);
+                    queue.push(next);
+                  }
+                }
+              }
+              return seen;
+            }
+            """,
+            {"require": ["bfs"], "forbid": ["dfs"]},
+            language="javascript",
+        ),
     )
     violated_by = (
         Sample(
@@ -447,6 +563,54 @@ class AlgorithmCheck(Check):
             "    return seen\n",
             {"require": ["bfs"]},
         ),
+        Sample(
+            """
+            function pick(items, cap) {
+              let total = 0;
+              for (const w of items) {
+                if (total + w <= cap) total += w;
+              }
+              return total;
+            }
+            """,
+            {"require": ["greedy"]},
+            message="shows no greedy",
+            language="javascript",
+        ),
+        Sample(
+            """
+            export function fib(n: number): number {
+              return n < 2 ? n : fib(n - 1) + fib(n - 2);
+            }
+            """,
+            {"require": ["dynamic-programming"], "forbid": ["recursion"]},
+            message="uses recursion, which is forbidden",
+            language="typescript",
+        ),
+        Sample(
+            """
+            function tally(words) {
+              const count = {};
+              for (const w of words) count[w] = (count[w] ?? 0) + 1;
+              return count;
+            }
+            """,
+            {"require": ["dynamic-programming"]},
+            message="shows no dynamic-programming",
+            language="javascript",
+        ),
+        Sample(
+            """
+            function walk(graph, node, seen = new Set()) {
+              seen.add(node);
+              for (const next of graph[node]) if (!seen.has(next)) walk(graph, next, seen);
+              return seen;
+            }
+            """,
+            {"require": ["bfs"]},
+            message="shows no bfs",
+            language="javascript",
+        ),
     )
 
     def advise(self) -> str:
@@ -464,22 +628,57 @@ class AlgorithmCheck(Check):
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
         function = self.options.get("function")
+        python, js = ctx.modules(), ctx.js_modules()
+        if js and (not python or (function and find_function(ctx, function) is None)):
+            return self._evaluate_js(ctx, js)
         places = scopes(ctx, function, _RULE)
         if isinstance(places, Finding):
             return [places]
         recursive = frozenset(id(r.node) for r in recursive_functions(ctx).values())
         scope = Scope(places, recursive)
+        # Python and JS/TS together (no function named): a technique shown in either counts.
+        js_scope = self._js_scope(js, None) if js and not function else None
+
+        def shows(name: str) -> bool:
+            return ALGORITHMS[name](scope) or (
+                js_scope is not None and JS_ALGORITHMS[name](js_scope)
+            )
+
         module, node = places[0]
         line = module.line_of(node) if function else 1
+        return self._findings(shows, module.relpath, line)
+
+    def _js_scope(self, js: list[JsModule], found: tuple[JsModule, Any] | None) -> JsScope:
+        places: list[tuple[JsModule, Any]] = [found] if found else [(m, None) for m in js]
+        recursive = tuple(recursive_js_functions(js).values())
+        return JsScope(JsCode(places, function=self.options.get("function")), recursive)
+
+    def _evaluate_js(self, ctx: CheckContext, js: list[JsModule]) -> list[Finding]:
+        """The check on JavaScript/TypeScript modules (`shared/js_algorithms.py`)."""
+        function = self.options.get("function")
+        line, found = 1, None
+        if function:
+            named = find_js_function(js, function)
+            if named is None:
+                missing = require_js_function(ctx, function, _RULE)
+                return [missing] if isinstance(missing, Finding) else []
+            line, found = named.line, (named.module, named.node)
+        scope = self._js_scope(js, found)
+        path = found[0].relpath if found else js[0].relpath
+        return self._findings(lambda name: JS_ALGORITHMS[name](scope), path, line)
+
+    def _findings(self, shows: Callable[[str], bool], path: str, line: int) -> list[Finding]:
+        """A finding for each required technique not shown and each forbidden one shown."""
+        function = self.options.get("function")
         where = f"`{function}`" if function else "the code"
         findings = [
-            Finding(f"{where} shows no {name}, which is required", _RULE, module.relpath, line)
+            Finding(f"{where} shows no {name}, which is required", _RULE, path, line)
             for name in self.options.get("require", [])
-            if not ALGORITHMS[name](scope)
+            if not shows(name)
         ]
         findings += [
-            Finding(f"{where} uses {name}, which is forbidden", _RULE, module.relpath, line)
+            Finding(f"{where} uses {name}, which is forbidden", _RULE, path, line)
             for name in self.options.get("forbid", [])
-            if ALGORITHMS[name](scope)
+            if shows(name)
         ]
         return findings

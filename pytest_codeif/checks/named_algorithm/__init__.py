@@ -14,12 +14,12 @@ from typing import Any, ClassVar
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
 from pytest_codeif.checks.named_algorithm.catalogue import CATALOGUE, documentation, lookup, names
 from pytest_codeif.checks.named_algorithm.js_catalogue import READERS, js_names, js_reader
-from pytest_codeif.checks.named_algorithm.js_patterns import JsCode
 from pytest_codeif.checks.named_algorithm.recogniser import (
     Code,
     Judgement,
     Recogniser,
 )
+from pytest_codeif.checks.shared.js_algorithms_parts import JsCode
 from pytest_codeif.checks.shared.js_functions import find_js_function, require_js_function
 from pytest_codeif.checks.shared.structure import find_function, scopes
 from pytest_codeif.code.js_tree import JsModule

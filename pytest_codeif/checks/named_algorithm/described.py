@@ -26,11 +26,10 @@ from pytest_codeif.checks.named_algorithm.facts import (
     python_facts,
     root_of,
 )
-from pytest_codeif.checks.named_algorithm.js_patterns import JsCode
+from pytest_codeif.checks.named_algorithm.patterns import shown
 from pytest_codeif.checks.named_algorithm.recogniser import (
     Code,
     Example,
-    JsPlace,
     Judgement,
     Place,
     Recogniser,
@@ -38,6 +37,7 @@ from pytest_codeif.checks.named_algorithm.recogniser import (
     missing,
     where,
 )
+from pytest_codeif.checks.shared.js_algorithms_parts import JsCode, JsPlace
 from pytest_codeif.code.js_tree import JsModule
 
 _SET: Final = frozenset({"1", "true", "True", "1n"})
@@ -53,6 +53,21 @@ def _where(place: Place | JsPlace) -> str:
 
 def _line(assignment: Assignment) -> str:
     return _where(assignment.at)
+
+
+def _named(text: str, assignment: Assignment) -> str:
+    """A normalised name as the code's language writes it (`this.bits` in JS/TS)."""
+    if isinstance(assignment.at[0], JsModule) and text.startswith("self."):
+        return f"this.{text[5:]}"
+    return text
+
+
+def _code(assignment: Assignment) -> str:
+    """The assignment's code as written, on one line, for evidence."""
+    if isinstance(assignment.at[0], JsModule):
+        module, node = assignment.at
+        return module.snippet(node, 60)
+    return shown(assignment.at[1])
 
 
 def _hashed(facts: Facts, index: str, function: str, depth: int = 3) -> bool:
@@ -111,13 +126,14 @@ def bloom_filter(facts: Facts) -> Judgement:
         ]
         if lookups:
             return found(
-                f"sets a bit of `{container}` for each hash of an item (`{store.target}`, "
-                f"{_line(store)}) and reads the bits back in a lookup ({_where(lookups[0])})",
+                f"sets a bit of `{_named(container, store)}` for each hash of an item "
+                f"(`{_code(store)}`, {_line(store)}) and reads the bits back in a lookup "
+                f"({_where(lookups[0])})",
                 store.at,
             )
         return missing(
-            f"sets bits of `{container}` at hashed positions ({_line(store)}) but no other "
-            "function reads them back: no lookup",
+            f"sets bits of `{_named(container, store)}` at hashed positions ({_line(store)}) but "
+            "no other function reads them back: no lookup",
             store.at,
         )
     if stores:
@@ -197,8 +213,9 @@ def binary_lifting(facts: Facts) -> Judgement:
         lifts = _lifts(facts, table)
         if lifts:
             return found(
-                f"builds the 2^k-th ancestors of `{table}` from itself (`{store.target} = ...`, "
-                f"{_line(store)}) and lifts nodes through it ({_line(lifts[0])})",
+                f"builds the 2^k-th ancestors of `{_named(table, store)}` from itself "
+                f"(`{_code(store)}`, {_line(store)}) and lifts nodes through it "
+                f"({_line(lifts[0])})",
                 store.at,
             )
         return missing(
@@ -209,7 +226,7 @@ def binary_lifting(facts: Facts) -> Judgement:
     climbs = _lifts(facts, None)
     if climbs:
         return missing(
-            f"climbs one parent at a time (`{climbs[0].target} = {climbs[0].value[:40]}`, "
+            f"climbs one parent at a time (`{_code(climbs[0])}`, "
             f"{_line(climbs[0])}): no table of 2^k-th ancestors built from itself "
             "(up[v][k] = up[up[v][k - 1]][k - 1])",
             climbs[0].at,

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Final
 
 import libcst as cst
 
-from pytest_codeif.checks.named_algorithm import js_patterns as js
 from pytest_codeif.checks.named_algorithm.patterns import (
     ITERATIONS,
     enclosing,
@@ -28,7 +27,9 @@ from pytest_codeif.checks.named_algorithm.patterns import (
     function_of,
     stores,
 )
-from pytest_codeif.checks.named_algorithm.recogniser import Code, JsPlace, Place
+from pytest_codeif.checks.named_algorithm.recogniser import Code, Place
+from pytest_codeif.checks.shared import js_algorithms_parts as js
+from pytest_codeif.checks.shared.js_algorithms_parts import JsPlace
 from pytest_codeif.checks.shared.js_functions import function_name
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.js_tree import JsModule

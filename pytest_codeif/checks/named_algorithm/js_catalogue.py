@@ -3,9 +3,9 @@ with samples in both languages. An algorithm of the catalogue missing here, aske
 JS/TS code, is a located task error naming it (never a pass, never a silent fail).
 
 To add one: write its reader in the JS module of its family (`js_sorts.py`...) on the
-parts in `js_patterns.py`, or, where its evidence is the shape of a few assignments, once
-for every language on the description in `facts.py` (`described.py`); then list it
-below with a satisfied and a violated sample in each language."""
+parts in `shared/js_algorithms_parts.py`, or, where its evidence is the shape of a few
+assignments, once for every language on the description in `facts.py` (`described.py`);
+then list it below with a satisfied and a violated sample in each language."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from pytest_codeif.checks.named_algorithm import described, js_graphs, js_sequences, js_sorts
-from pytest_codeif.checks.named_algorithm.js_patterns import JsCode
 from pytest_codeif.checks.named_algorithm.recogniser import Example, Judgement
+from pytest_codeif.checks.shared.js_algorithms_parts import JsCode
 
 JS: Final = "javascript"
 TS: Final = "typescript"

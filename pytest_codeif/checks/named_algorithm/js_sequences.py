@@ -9,8 +9,10 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from pytest_codeif.checks.named_algorithm.js_patterns import (
+from pytest_codeif.checks.named_algorithm.recogniser import Judgement, found, missing
+from pytest_codeif.checks.shared.js_algorithms_parts import (
     JsCode,
+    JsPlace,
     JsStore,
     arguments,
     bare,
@@ -23,7 +25,6 @@ from pytest_codeif.checks.named_algorithm.js_patterns import (
     stores,
     where,
 )
-from pytest_codeif.checks.named_algorithm.recogniser import JsPlace, Judgement, found, missing
 from pytest_codeif.code.js_tree import JsModule
 
 if TYPE_CHECKING:

@@ -9,8 +9,11 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from pytest_codeif.checks.named_algorithm.js_patterns import (
+from pytest_codeif.checks.named_algorithm.recogniser import Judgement, found, missing
+from pytest_codeif.checks.named_algorithm.sorts import adjacent
+from pytest_codeif.checks.shared.js_algorithms_parts import (
     JsCode,
+    JsPlace,
     JsSwap,
     enclosing_loops,
     flat,
@@ -25,8 +28,6 @@ from pytest_codeif.checks.named_algorithm.js_patterns import (
     where,
     within,
 )
-from pytest_codeif.checks.named_algorithm.recogniser import JsPlace, Judgement, found, missing
-from pytest_codeif.checks.named_algorithm.sorts import adjacent
 from pytest_codeif.code.js_tree import JsModule
 
 if TYPE_CHECKING:

@@ -11,23 +11,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, TypeVar
+from typing import Any, Final, TypeVar
 
 import libcst as cst
 
+from pytest_codeif.checks.shared.js_algorithms_parts import JsPlace
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.functional.plain import decode
 from pytest_codeif.outcome import CaseResult, Undecidable
 from pytest_codeif.spec import CallCase
 
-if TYPE_CHECKING:
-    from ast_grep_py import SgNode
-
-    from pytest_codeif.code.js_tree import JsModule
-
 Place = tuple[ParsedModule, cst.CSTNode]
-#: Where a JavaScript or TypeScript recogniser found (or missed) something.
-JsPlace = tuple["JsModule", "SgNode"]
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
 

@@ -1,8 +1,9 @@
-"""What the JavaScript and TypeScript recognisers read of the code, through ast-grep: the
-places in scope (`JsCode`), the text of an expression as a shape (`flat`), loops and what
-they contain, assignments (`JsStore`), swaps of two elements (`JsSwap`), functions and
-the calls they make to themselves. The JS side of `patterns.py`, with the same names
-where the idea is the same, so a JS recogniser reads like its Python twin.
+"""What the algorithm checks (`named-algorithm`, `algorithm`) read of JavaScript and
+TypeScript code, through ast-grep: the places in scope (`JsCode`), the text of an
+expression as a shape (`flat`), loops and what they contain, assignments (`JsStore`),
+swaps of two elements (`JsSwap`), functions and the calls they make to themselves. The
+JS side of `named_algorithm/patterns.py`, with the same names where the idea is the
+same, so a JS recogniser reads like its Python twin.
 
 Everything here walks hostile code: node texts are read through `flat`, which reads at
 most `_MAX_TEXT` characters of the file, and walks are ast-grep's own (native) searches.
@@ -16,12 +17,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from pytest_codeif.checks.named_algorithm.recogniser import JsPlace
 from pytest_codeif.checks.shared.js_functions import FUNCTION_KINDS, JsFunction, js_functions
 from pytest_codeif.code.js_tree import JsModule
 
 if TYPE_CHECKING:
     from ast_grep_py import SgNode
+
+#: A node of a JS/TS module, where something was found (or missed).
+JsPlace = tuple[JsModule, "SgNode"]
 
 #: The loops of the language.
 LOOP_KINDS: Final = ("for_statement", "for_in_statement", "while_statement", "do_statement")
