@@ -306,6 +306,9 @@ class EngineHints:
     #: engine leaves such a file's syntax error to the check, which keeps it for code
     #: that reads neither way.
     reads_js_fragments: ClassVar[bool] = False
+    #: A response holding no code of its task's language violates the check (`language`:
+    #: an answer in C++ to "write it in JavaScript"), instead of being a `no-code` error.
+    judges_missing_code: ClassVar[bool] = False
 
     def judges_import_graph(self) -> bool:
         """True when the verdict rests on chains of imports across the whole project

@@ -26,8 +26,9 @@ class LanguageCheck(Check):
     TypeScript when it holds only that one's blocks ("write it in JavaScript" answered
     in TypeScript), so this check fails where the code is TypeScript and JavaScript was
     asked (a file's language is its suffix's in a project, its fences' in a response).
-    Code that does not parse in its language is a syntax error before any check, and a
-    response with no code in the task's language is `no-code`: neither ever passes.
+    A response with no code in the task's language (an answer in C++) violates it, at
+    the response's line; code that does not parse in its language is a syntax error
+    before any check, never a pass.
     What it does not judge: the version of the language (`python-version` does for
     Python; no ECMAScript edition is checked), and languages no parser here reads
     (CoffeeScript, Rust...): asking for one is a located task error.
@@ -43,6 +44,7 @@ class LanguageCheck(Check):
     name = "language"
     category = "Language"
     languages = _EVERY
+    judges_missing_code = True
     advice = "Write the code in the language the task asks for, and only in it."
     options_schema: ClassVar[Mapping[str, Any]] = {
         "type": "object",

@@ -162,6 +162,8 @@ class Schedule:
         try:
             unit = self._units.unit(task)
         except Undecidable as exc:
+            if exc.kind == "no-code" and constraint.check.judges_missing_code:
+                return self._verdicts.missing_code(constraint, task, exc.message)
             return Verdict("error", error_kind=exc.kind, error=exc.message)
         key = self._keys.key(unit, constraint, task)
         self.measure_ahead()

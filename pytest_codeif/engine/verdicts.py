@@ -109,6 +109,17 @@ class Verdicts:
         )
         return Verdict("violated", evidence, notes=notes)
 
+    def missing_code(self, constraint: ConstraintSpec, task: Task, why: str) -> Verdict:
+        """The verdict of a check that judges a response with no code in its task's
+        language (`judges_missing_code`): violated, at the response's line."""
+        if task.code.kind not in ("response", "response-file", "responses"):
+            # A file or folder holding nothing is no answer in another language.
+            return Verdict("error", error_kind="no-code", error=why)
+        response = response_text(task.code, task.path)
+        shown = self._locations.display(response.origin)
+        line = response.origin_line(1)
+        return Verdict("violated", (Evidence(shown, line, constraint.check_name, why),))
+
     def decide_response(self, constraint: ConstraintSpec, task: Task) -> Verdict:
         """The verdict of a check of the response's text (`ResponseCheck`): no code is
         read, so an answer without code is judged; each finding is shown at the line of
