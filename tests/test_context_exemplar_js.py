@@ -296,3 +296,28 @@ def test_a_response_of_members_alone_is_judged_at_its_response_line(
     result.stdout.fnmatch_lines(
         ["*tasks.codeif.yaml:32: *context: `context` is not valid JavaScript or TypeScript*"]
     )
+
+
+def test_a_project_is_judged_in_the_languages_the_context_reads_in(tmp_path: Path) -> None:
+    code = {
+        "web/cart.js": "class Cart {\n  addItem(entry) {\n    this.items.push(entry);\n  }\n}\n",
+        "tools/report.py": "def main():\n    return 0\n",
+    }
+    found = sample_verdict(ContextCheck, Sample(code, {"context": CART}), tmp_path)
+    assert [(e.message, e.code_line) for e in found.evidence] == [
+        ("`Cart.addItem` takes (entry) instead of the context's (item, quantity)", 2)
+    ]
+    assert found.evidence[0].path.endswith("cart.js")
+
+
+def test_what_the_code_writes_is_cut_short_in_messages(tmp_path: Path) -> None:
+    route = "/" + "x" * 5000
+    code = f"router.put('{route}', (req, res) => {{\n  res.json({{}});\n}});\n"
+    found = verdict(ExemplarCheck, code, {"exemplar": ROUTE}, tmp_path, "javascript")
+    assert found.status == "violated"
+    assert len(messages(found)[0]) < 250
+    pattern = "{ " + ", ".join(f"field{i}" for i in range(500)) + " }"
+    code = f"class Cart {{\n  addItem({pattern}, quantity) {{}}\n}}\n"
+    found = verdict(ContextCheck, code, {"context": CART}, tmp_path, "javascript")
+    assert found.status == "violated"
+    assert len(messages(found)[0]) < 250

@@ -50,6 +50,8 @@ def top_level_signatures(tree: cst.Module) -> dict[str, list[str] | None]:
 
 
 _RULE = "context"
+#: Longest parameter shown in a message.
+_PARAM = 40
 
 
 def _python_form(node: cst.CSTNode) -> str:
@@ -156,6 +158,11 @@ def _js_files(ctx: CheckContext) -> list[tuple[JsModule, bool]]:
                 raise error from None
             read.append((members, True))
     return read
+
+
+def _shown(params: list[str]) -> str:
+    """Parameters for a message, each cut short (a destructured one may be long)."""
+    return ", ".join(p if len(p) <= _PARAM else p[: _PARAM - 3] + "..." for p in params)
 
 
 def _fragment_member(name: str, params: Params, symbols: Mapping[str, Params]) -> list[str]:
@@ -422,9 +429,18 @@ class ContextCheck(Check):
         return given
 
     def _read(self, ctx: CheckContext) -> _Code:
+        """The code read against the context, in each language of the code that the
+        context reads in (a project may hold both); a task error at `context` when it
+        reads in none of them."""
         code = _Code()
         modules = ctx.modules()
         js = _js_files(ctx)
+        python_read = self.python is not None and bool(self.python.symbols)
+        js_read = self.js is not None and bool(self.js.symbols)
+        if modules and js and (python_read or js_read):
+            # Each language's files judged where the context reads in it, the others left.
+            modules = modules if python_read else []
+            js = js if js_read else []
         if modules:
             given = self._given(self.python, "Python", self.not_python)
             code.symbols.update(given.symbols)
@@ -467,11 +483,10 @@ class ContextCheck(Check):
         for name, params in code.symbols.items():
             mine = code.defined.get(name)
             if params is not None and mine is not None and mine.params != params:
-                mine_params = mine.params or []
                 findings.append(
                     Finding(
-                        f"`{name}` takes ({', '.join(mine_params)}) instead of the "
-                        f"context's ({', '.join(params)})",
+                        f"`{name}` takes ({_shown(mine.params or [])}) instead of the "
+                        f"context's ({_shown(params)})",
                         _RULE,
                         mine.path,
                         mine.line,

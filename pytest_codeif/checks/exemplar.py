@@ -455,15 +455,14 @@ class ExemplarCheck(Check):
         return Finding("the code defines no new function", _RULE, path, 1)
 
     def evaluate(self, ctx: CheckContext) -> Iterable[Finding]:
-        if ctx.modules():
-            if self.example is None or self.shape is None:
-                raise Undecidable("invalid-task", self.not_python, key_path=("exemplar",))
+        # The code's language the example reads in (a project may hold both; Python's
+        # first); a task error at `exemplar` when it reads in none of them.
+        python, modules = ctx.modules(), ctx.js_modules()
+        if python and self.example is not None and self.shape is not None:
             return self._evaluate_python(ctx, self.example, self.shape)
-        modules = ctx.js_modules()
-        if not modules:
-            return []
-        if self.js is None:
-            raise Undecidable("invalid-task", self.not_js, key_path=("exemplar",))
+        if not modules or self.js is None:
+            why = self.not_python if python else self.not_js
+            raise Undecidable("invalid-task", why, key_path=("exemplar",))
         target = _js_target(self.js, modules, self.options.get("function"))
         if isinstance(target, str):
             return [Finding(target, _RULE, modules[0].relpath, 1)]

@@ -103,7 +103,9 @@ def normal_form(node: SgNode) -> str:
 def param_names(module: JsModule, node: SgNode) -> tuple[str, ...]:
     """A function's parameter names as written, a rest parameter as `...name`."""
     params = js_params(JsFunction(module, node, None, None))
-    return tuple(f"...{p.name}" if p.rest else p.name for p in params)
+    # A destructured parameter as written, on one line: its layout is no part of it.
+    names = (" ".join(p.name.split()) for p in params)
+    return tuple(f"...{n}" if p.rest else n for p, n in zip(params, names, strict=True))
 
 
 def _name_of(node: SgNode | None) -> str | None:

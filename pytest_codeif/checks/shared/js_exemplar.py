@@ -73,7 +73,9 @@ def _handler_label(module: JsModule, call: SgNode) -> str:
     arguments = call.field("arguments")
     first = arguments.named_children()[0] if arguments and arguments.named_children() else None
     text = literal(first) if first is not None else None
-    return f"{shown}({text!r})" if text is not None else f"{shown}(...)"
+    if text is None:
+        return f"{shown}(...)"
+    return f"{shown}({text[:_LABEL]!r}{'...' if len(text) > _LABEL else ''})"
 
 
 def _handlers(module: JsModule, statement: SgNode) -> Iterator[JsUnit]:
