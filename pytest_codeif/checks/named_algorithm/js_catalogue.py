@@ -504,7 +504,22 @@ READERS: Final = (
     JsReader(
         "insertion-sort",
         js_sorts.insertion_sort,
-        (_js(_INSERTION),),
+        (
+            _js(_INSERTION),
+            _ts(
+                """
+                export function insertionSort(xs: number[]): number[] {
+                  const a = [...xs];
+                  for (let i = 1; i < a.length; i++) {
+                    for (let j = i; j > 0 && a[j - 1] > a[j]; j--) {
+                      [a[j - 1], a[j]] = [a[j], a[j - 1]];
+                    }
+                  }
+                  return a;
+                }
+                """
+            ),
+        ),
         (_js(_BUBBLE, "that is bubble sort"), _ts(_BUBBLE_TS, "that is bubble sort")),
     ),
     JsReader(

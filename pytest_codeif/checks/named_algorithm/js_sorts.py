@@ -20,6 +20,7 @@ from pytest_codeif.checks.shared.js_algorithms_parts import (
     in_iteration,
     library_sort,
     loops_in,
+    member_name,
     self_calls,
     shown,
     stores,
@@ -217,24 +218,33 @@ def selection_sort(code: JsCode) -> Judgement:
 _COMPARISONS = ("<", "<=", ">", ">=")
 
 
+def _compares_two_runs(module: JsModule, test: SgNode) -> bool:
+    """The test compares elements of two different arrays (`left[i].score >
+    right[j].score`, `cmp(left[i], right[j]) <= 0`, `l[0] <= r[0]`)."""
+    roots = {subscript_root(module, s) for s in module.nodes("subscript_expression", within=test)}
+    roots.discard(None)
+    return len(roots) >= 2 and any(
+        op.text() in _COMPARISONS
+        for comparison in module.nodes("binary_expression", within=test)
+        for op in comparison.children()
+        if not op.is_named()
+    )
+
+
 def _merges(code: JsCode) -> JsPlace | None:
     """A loop taking the smaller head of two sequences: an `if` in a loop comparing
-    elements of two different arrays (`left[i].score > right[j].score`, `cmp(left[i],
-    right[j]) <= 0`) whose branch pushes or stores one of them."""
-    for module, branch in code.nodes("if_statement"):
+    elements of two different arrays whose branch pushes or stores one of them, or a
+    `cond ? l.shift() : r.shift()` pushed in a loop."""
+    for module, branch in code.nodes("if_statement", "ternary_expression"):
         test = branch.field("condition")
-        if test is None or not in_iteration(branch):
+        if test is None or not in_iteration(branch) or not _compares_two_runs(module, test):
             continue
-        roots = {
-            subscript_root(module, s) for s in module.nodes("subscript_expression", within=test)
-        }
-        roots.discard(None)
-        if len(roots) < 2 or not any(
-            op.text() in _COMPARISONS
-            for comparison in module.nodes("binary_expression", within=test)
-            for op in comparison.children()
-            if not op.is_named()
-        ):
+        if branch.kind() == "ternary_expression":
+            holder = branch.parent()
+            call = holder.parent() if holder is not None else None
+            pushed = holder is not None and holder.kind() == "arguments"
+            if pushed and call is not None and member_name(call) == "push":
+                return module, branch
             continue
         body = branch.field("consequence")
         text = flat(module, body) if body is not None else ""
