@@ -299,10 +299,50 @@ def test_newman_script_errors_and_skips_fail() -> None:
         ("c > Login > s", "failed", "skipped"),
         ("c > Login > test-script", "failed", "JSONError: bad"),
     ]
-    stalled = {"step": 0, "exit": None, "timed_out": True, "executions": []}
+    stalled: dict[str, Any] = {"step": 0, "exit": None, "timed_out": True, "executions": []}
     [(status, message)] = _statuses(Behaviour(SERVICE, None, (case,)), _run(READY, stalled))
     assert status == "failed"
     assert "did not finish within 300 s" in message
+
+
+def test_a_request_with_no_response_fails_its_assertions_and_adds_no_case() -> None:
+    """Newman still runs the tests of a request that got no response (the service died
+    mid-run): they fail, and say why; the request's own failure is no extra case, so the
+    totals stay Newman's own."""
+    case = NewmanCase("c", HERE, collection=Path("c.json"))
+    refused = "connect ECONNREFUSED 127.0.0.1:8080"
+    executions = [
+        {"request": "Login", "error": None, "assertions": [{"name": "ok", "error": None}]},
+        {
+            "request": "Feed",
+            "error": refused,
+            "assertions": [{"name": "200", "error": "expected false to be truthy"}],
+        },
+        {"request": "Delete", "error": refused, "assertions": []},
+    ]
+    script_errors = [
+        {"request": "Feed", "at": "request", "error": refused},
+        {"request": "Delete", "at": "request", "error": refused},
+    ]
+    record = {"step": 0, "exit": 1, "executions": executions, "script_errors": script_errors}
+    results = judge(Behaviour(SERVICE, None, (case,)), _run(READY, record), 10.0).cases
+    assert [(r.label, r.status) for r in results] == [
+        ("c > Login > ok", "passed"),
+        ("c > Feed > 200", "failed"),
+    ]
+    assert results[1].message == (
+        f"expected false to be truthy (the request got no response: {refused})"
+    )
+    # All assertions passed but a request without tests got no response: the run fails,
+    # naming it.
+    quiet = {**record, "executions": [executions[0], executions[2]]}
+    results = judge(Behaviour(SERVICE, None, (case,)), _run(READY, quiet), 10.0).cases
+    assert [(r.label, r.status) for r in results] == [
+        ("c > Login > ok", "passed"),
+        ("c > run", "failed"),
+    ]
+    expected = f"Newman exited with 1: request 'Delete' got no response: {refused}"
+    assert results[1].message == expected
 
 
 def test_a_request_without_a_status_must_succeed_and_its_captures_be_found() -> None:

@@ -362,6 +362,48 @@ def test_a_run_sh_that_backgrounds_the_server_counts_as_outside(
     assert judged["conduit"].counts == outside
 
 
+CRASHING_SERVER = """# The Conduit, but the process dies on the first article it is asked to create
+# (a crash mid-run): every request after it is refused.
+import os
+
+import server
+from routes import dispatch
+
+
+def crashing(store, request):
+    if request.method == "POST" and request.path == "/api/articles":
+        os._exit(3)
+    return dispatch(store, request)
+
+
+server.dispatch = crashing
+server.main()
+"""
+
+
+@needs_bwrap
+@needs_newman
+def test_a_service_that_dies_mid_run_counts_as_outside(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    """Newman still runs the tests of the requests the dead service never answered
+    (they fail): the totals are Newman's own, with no extra case per refused request."""
+    project = tmp_path / "conduit_crash"
+    shutil.copytree(SERVICES / "conduit_stdlib_sqlite", project)
+    (project / "crash_server.py").write_text(CRASHING_SERVER)
+    run_sh = (project / "run.sh").read_text().replace("server.py", "crash_server.py")
+    (project / "run.sh").write_text(run_sh)
+    outside = newman_outside(project, tmp_path / "outside")
+    assert 0 < outside.passed < outside.total == COLLECTION_TOTAL
+    shutil.copytree(project, pytester.path / project.name)
+    copy_fixture(pytester, COLLECTION)
+    write_tasks(pytester, [service_task("conduit", project.name)])
+    _, judged, _ = judge(pytester)
+    assert judged["conduit"].counts == outside
+    refused = [c for c in judged["conduit"].cases if "got no response" in c["message"]]
+    assert refused, judged["conduit"].cases
+
+
 @needs_bwrap
 @needs_newman
 @needs_postgres

@@ -463,10 +463,10 @@ def _file_problems(case: CliCase, record: dict[str, Any]) -> list[str]:
 
 def _judge_newman(case: NewmanCase, record: dict[str, Any]) -> list[CaseResult]:
     """One case per assertion Newman reported, labelled `name > request > test` (a
-    skipped assertion is not a pass), and one failed case per failure that is not an
-    assertion's (a test script that threw, a request that got no response), since
-    those hide the assertions they stopped; a run that ended badly with neither fails
-    too."""
+    skipped assertion is not a pass), and one failed case per test script that threw,
+    since it hides the assertions it stopped; a run that ended badly with neither fails
+    too. A request that got no response is no case of its own: Newman still runs its
+    tests, which fail and say why, so the totals stay Newman's."""
     line = case.location.line
     results = _newman_cases(case, record)
     stderr = head_tail(str(record.get("stderr", "")), 1000)
@@ -484,13 +484,28 @@ def _judge_newman(case: NewmanCase, record: dict[str, Any]) -> list[CaseResult]:
             message = f"Newman reported no assertion ({how}); stderr: {show(stderr, 1100)}"
         return [CaseResult(case.label, "error", message, line)]
     if record.get("exit") != 0 and all(r.status == "passed" for r in results):
-        message = f"Newman exited with {show(record.get('exit'))}: {show(stderr, 1100)}"
+        unanswered = _unanswered(record)
+        if unanswered:  # a request with no tests got no response: nothing else says it
+            message = f"Newman exited with {show(record.get('exit'))}: {unanswered}"
+        else:
+            message = f"Newman exited with {show(record.get('exit'))}: {show(stderr, 1100)}"
         results.append(CaseResult(f"{case.label} > run", "failed", message, line))
     return results
 
 
+def _unanswered(record: dict[str, Any]) -> str:
+    """The first request of a Newman run that got no response, and why ('' if none)."""
+    executions = record.get("executions")
+    for execution in executions if isinstance(executions, list) else []:
+        if isinstance(execution, dict) and execution.get("error"):
+            request = str(execution.get("request", "?"))[:200]
+            return f"request {show(request)} got no response: {str(execution['error'])[:300]}"
+    return ""
+
+
 def _newman_cases(case: NewmanCase, record: dict[str, Any]) -> list[CaseResult]:
-    """The assertions and the other failures of a Newman run, one case each."""
+    """The assertions of a Newman run, one case each, and its other failures but the
+    requests' own (see `_judge_newman`)."""
     line = case.location.line
     executions = record.get("executions")
     results: list[CaseResult] = []
@@ -498,6 +513,8 @@ def _newman_cases(case: NewmanCase, record: dict[str, Any]) -> list[CaseResult]:
         if not isinstance(execution, dict):
             continue
         request = str(execution.get("request", "?"))[:200]
+        unanswered = execution.get("error")
+        why = f" (the request got no response: {str(unanswered)[:300]})" if unanswered else ""
         assertions = execution.get("assertions")
         for assertion in assertions if isinstance(assertions, list) else []:
             if not isinstance(assertion, dict):
@@ -505,15 +522,17 @@ def _newman_cases(case: NewmanCase, record: dict[str, Any]) -> list[CaseResult]:
             label = f"{case.label} > {request} > {str(assertion.get('name', '?'))[:200]}"
             error = assertion.get("error")
             if error is not None:
-                results.append(CaseResult(label, "failed", str(error)[:500], line))
+                results.append(CaseResult(label, "failed", str(error)[:500] + why, line))
             elif assertion.get("skipped") is True:
-                results.append(CaseResult(label, "failed", "skipped", line))
+                results.append(CaseResult(label, "failed", "skipped" + why, line))
             else:
                 results.append(CaseResult(label, "passed", "", line))
     failures = record.get("script_errors")
     for failure in failures if isinstance(failures, list) else []:
         if isinstance(failure, dict):
             request, at = str(failure.get("request", "?"))[:200], str(failure.get("at", "?"))
+            if at == "request":
+                continue  # the execution's own error, said with its assertions
             label = f"{case.label} > {request} > {at[:100]}"
             message = str(failure.get("error") or "an error")[:500]
             results.append(CaseResult(label, "failed", message, line))
