@@ -19,6 +19,7 @@ next line has its `{` first on its line, and `{ // why` ends its line.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Literal
@@ -120,16 +121,25 @@ class CodeText:
                 if chars[i] != "\n":
                     chars[i] = " "
         self.text = "".join(chars)
+        # Per line: where it starts, where its code starts and where its code ends, so
+        # each question below is a bisection, never a scan of the line.
+        self._starts: list[int] = []
+        self._code_from: list[int] = []
+        self._code_to: list[int] = []
+        start = 0
+        for line in self.text.split("\n"):
+            self._starts.append(start)
+            self._code_from.append(start + len(line) - len(line.lstrip()))
+            self._code_to.append(start + len(line.rstrip()))
+            start += len(line) + 1
 
     def first_on_line(self, index: int) -> bool:
         """No code before `index` on its line."""
-        start = self.text.rfind("\n", 0, index) + 1
-        return not self.text[start:index].strip()
+        return index <= self._code_from[bisect.bisect_right(self._starts, index) - 1]
 
     def last_on_line(self, index: int) -> bool:
         """No code from `index` to the end of its line."""
-        end = self.text.find("\n", index)
-        return not self.text[index : len(self.text) if end < 0 else end].strip()
+        return index >= self._code_to[bisect.bisect_right(self._starts, index) - 1]
 
 
 def js_blocks(module: JsModule, code: CodeText) -> Iterator[JsBlock]:
@@ -142,19 +152,19 @@ def js_blocks(module: JsModule, code: CodeText) -> Iterator[JsBlock]:
 
 
 def _block(what: str, role: Role, body: SgNode, code: CodeText) -> JsBlock:
-    children = body.children()
-    opening, closing = children[0], children[-1]
-    start = opening.range().start.index
-    end = closing.range().start.index
+    # One `range()` a block, its braces at its ends: ast-grep walks the line to compute
+    # each position, which costs on long lines.
+    span = body.range()
+    opening, closing = span.start, span.end.index - 1
     return JsBlock(
         what,
         role,
-        line=opening.range().start.line + 1,
-        open_first=code.first_on_line(start),
-        open_last=code.last_on_line(start + 1),
-        close_line=closing.range().start.line + 1,
-        close_first=code.first_on_line(end) if closing.text() == "}" else True,
-        empty=not code.text[start + 1 : end].strip(),
+        line=opening.line + 1,
+        open_first=code.first_on_line(opening.index),
+        open_last=code.last_on_line(opening.index + 1),
+        close_line=span.end.line + 1,
+        close_first=code.first_on_line(closing),
+        empty=not any(c.is_named() and c.kind() != "comment" for c in body.children()[1:-1]),
     )
 
 
@@ -164,7 +174,7 @@ def js_clauses(module: JsModule) -> Iterator[JsClause]:
         before = clause.prev()
         while before is not None and before.kind() == "comment":
             before = before.prev()
-        if before is None or not before.text().endswith("}"):
+        if before is None or before.kind() not in ("statement_block", "catch_clause"):
             continue  # `if (x) a(); else b();`: no closing brace to stand after
         keyword = clause.kind().removesuffix("_clause")
         line = clause.range().start.line + 1

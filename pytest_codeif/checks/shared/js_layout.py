@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from pytest_codeif.checks.shared.js_braces import CodeText
-from pytest_codeif.code.js_tree import JsModule
+from pytest_codeif.code.js_tree import JsModule, known_kind
 
 if TYPE_CHECKING:
-    from ast_grep_py import SgNode
+    from ast_grep_py import Rule, SgNode
 
 _CONTAINERS: Final = (
     "statement_block",
@@ -187,43 +187,51 @@ class Spacing:
 def code_lines(module: JsModule, code: CodeText) -> dict[int, CodeLine]:
     """The module's code lines by number (see the module docstring)."""
     skipped: set[int] = set()
-    comment_starts: set[int] = set()
-    for node in module.nodes("comment", "string", "template_string"):
+    for node in _spanning_lines(module, "comment", "string", "template_string"):
         span = node.range()
         skipped.update(range(span.start.line + 2, span.end.line + 2))
-        if node.kind() == "comment":
-            comment_starts.add(span.start.index)
     lines: dict[int, CodeLine] = {}
     offset = 0
     for number, text in enumerate(module.text.split("\n"), start=1):
         stripped = text.lstrip(" \t")
         start = offset + len(text) - len(stripped)
         offset += len(text) + 1
-        if number in skipped or not stripped.strip() or start in comment_starts:
+        # Outside a string or a comment spanning lines, a line whose code starts with
+        # `//` or `/*` starts with a comment (no regular expression starts so).
+        if number in skipped or not stripped.strip() or stripped.startswith(("//", "/*")):
             continue
         lines[number] = CodeLine(number, text[: len(text) - len(stripped)], start)
     return lines
 
 
+def _spanning_lines(module: JsModule, *kinds: str) -> list[SgNode]:
+    """The nodes of these kinds whose text spans lines, filtered in native code: nothing
+    on one line has a depth to judge, and each position ast-grep computes walks its line
+    (minified code's long lines would cost seconds)."""
+    rules: list[Rule] = [
+        {"kind": kind, "regex": "\n"} for kind in kinds if known_kind(module.grammar, kind)
+    ]
+    return module.root.find_all(any=rules) if rules else []
+
+
 def depth_rules(module: JsModule, lines: dict[int, CodeLine]) -> Iterator[DepthRule]:
     """What depth each line that starts an item inside brackets should have."""
-    for container in module.nodes(*_CONTAINERS):
+    for container in _spanning_lines(module, *_CONTAINERS):
         yield from _inside(container, lines)
-    for case in module.nodes("switch_case", "switch_default"):
+    for case in _spanning_lines(module, "switch_case", "switch_default"):
         anchor = case.range().start.line + 1
         colon = False
         for child in case.children():
             if colon and child.is_named() and child.kind() != "comment":
                 yield from _starting(child, anchor, (1,), "the `case`", lines)
             colon = colon or child.text() == ":"
-    for kind, field in _BRACELESS:
-        for node in module.nodes(kind):
-            body = node.field(field)
-            if body is not None and body.kind() != "statement_block":
-                anchor = node.range().start.line + 1
-                keyword = kind.removesuffix("_statement").replace("for_in", "for")
-                yield from _starting(body, anchor, (1,), f"the `{keyword}`", lines)
-    for clause in module.nodes("else_clause"):
+    for node in _spanning_lines(module, *(kind for kind, _ in _BRACELESS)):
+        body = node.field(dict(_BRACELESS)[node.kind()])
+        if body is not None and body.kind() != "statement_block":
+            anchor = node.range().start.line + 1
+            keyword = node.kind().removesuffix("_statement").replace("for_in", "for")
+            yield from _starting(body, anchor, (1,), f"the `{keyword}`", lines)
+    for clause in _spanning_lines(module, "else_clause"):
         statements = [n for n in clause.named_children() if n.kind() != "comment"]
         if statements and statements[0].kind() not in ("statement_block", "if_statement"):
             anchor = clause.range().start.line + 1
@@ -232,24 +240,34 @@ def depth_rules(module: JsModule, lines: dict[int, CodeLine]) -> Iterator[DepthR
 
 def _inside(container: SgNode, lines: dict[int, CodeLine]) -> Iterator[DepthRule]:
     children = container.children()
-    if len(children) < 2 or children[0].text() not in _OPENING:
+    opening = children[0].text() if children else ""
+    if len(children) < 2 or opening not in _OPENING:
         return
-    opening, closing = children[0], children[-1]
-    anchor = opening.range().start.line + 1
+    span = container.range()  # the brackets are its ends
+    anchor = span.start.line + 1
     items = [c for c in children[1:-1] if c.is_named() and c.kind() != "comment"]
     if not items or items[0].range().start.line + 1 == anchor:
         return  # empty, or contents hugging the bracket: aligned, not indented
     levels = (1, 0) if container.kind() == "switch_body" else (1,)
-    where = f"the `{opening.text()}`"
+    where = f"the `{opening}`"
     holder = container.parent() if container.kind() in _BLOCKS else None
     also = holder.range().start.line + 1 if holder is not None else None
     for item in items:
         yield from _starting(item, anchor, levels, where, lines, also=also)
+    closing = _Start(span.end.line, span.end.index - 1)
     yield from _starting(closing, anchor, (0,), where, lines, also=also)
 
 
+@dataclass(frozen=True)
+class _Start:
+    """Where a closing bracket starts (0-based line, index): a node's own position."""
+
+    line: int
+    index: int
+
+
 def _starting(
-    node: SgNode,
+    node: SgNode | _Start,
     anchor: int,
     levels: tuple[int, ...],
     inside: str,
@@ -258,9 +276,9 @@ def _starting(
     also: int | None = None,
 ) -> Iterator[DepthRule]:
     """The rule for `node`'s line when `node` is what starts it."""
-    span = node.range()
-    line = lines.get(span.start.line + 1)
-    if line is not None and line.start == span.start.index and line.number != anchor:
+    start = node if isinstance(node, _Start) else node.range().start
+    line = lines.get(start.line + 1)
+    if line is not None and line.start == start.index and line.number != anchor:
         yield DepthRule(line.number, anchor, levels, inside, also if also != anchor else None)
 
 
@@ -277,9 +295,9 @@ def spacings(module: JsModule, code: CodeText) -> Iterator[Spacing]:
             before = None if code.first_on_line(start) else text[start - 1] in " \t"
             after = None if code.last_on_line(end) else text[end] in " \t"
             # `a - -b`, `a + ++b`: the space keeps two operators apart.
-            if before and _fuses(text[: start - 1].rstrip(" \t")[-1:], op[:1]):
+            if before and _fuses(_char_before(text, start), op[:1]):
                 before = None
-            if after and _fuses(op[-1:], text[end:].lstrip(" \t")[:1]):
+            if after and _fuses(op[-1:], _char_after(text, end)):
                 after = None
             yield Spacing(span.start.line + 1, start, op, before, after)
     for holder in module.nodes(*_COMMA_HOLDERS):
@@ -288,7 +306,7 @@ def spacings(module: JsModule, code: CodeText) -> Iterator[Spacing]:
                 continue
             span = token.range()
             end = span.end.index
-            following = text[end:].lstrip(" \t")[:1]
+            following = _char_after(text, end)
             after = (
                 None if code.last_on_line(end) or following in _CLOSING else (text[end] in " \t")
             )
@@ -297,3 +315,19 @@ def spacings(module: JsModule, code: CodeText) -> Iterator[Spacing]:
 
 def _fuses(left: str, right: str) -> bool:
     return left == right and left in "+-"
+
+
+def _char_before(text: str, index: int) -> str:
+    """The first character before `index` that is not a space or a tab ("" at the
+    start); walks blank space only, never copies the text (bounded by a line's length)."""
+    index -= 1
+    while index >= 0 and text[index] in " \t":
+        index -= 1
+    return text[index] if index >= 0 else ""
+
+
+def _char_after(text: str, index: int) -> str:
+    """The first character from `index` on that is not a space or a tab ("" at the end)."""
+    while index < len(text) and text[index] in " \t":
+        index += 1
+    return text[index] if index < len(text) else ""
