@@ -130,6 +130,31 @@ def test_service_not_ready_is_said_on_each_failure_and_its_log_kept() -> None:
     assert "characters cut" in behaved.service_log
 
 
+@pytest.mark.parametrize(
+    ("status", "said"),
+    [
+        (126, "`run: chmod +x run.sh && ./run.sh`"),
+        (127, "127 is the shell's for a command not found"),
+        (3, ""),
+    ],
+)
+def test_a_shells_own_exit_status_is_explained(status: int, said: str) -> None:
+    """126 and 127 are the shell's (a run.sh without its executable bit, a command not
+    found): said so, since the code's own log has nothing but `Permission denied`."""
+    behaviour = Behaviour(SERVICE, None, (_http(status=200),))
+    log = "/bin/sh: 1: ./run.sh: Permission denied"
+    run = _run(
+        {"service": {"ready": False, "exited": status, "log": log}},
+        {"step": 0, "error": "the service was not ready"},
+        {"done": True},
+    )
+    [result] = judge(behaviour, run, 10.0).cases
+    assert result.status == "failed"
+    assert f"the service exited with status {status} before it was ready" in result.message
+    assert said in result.message
+    assert ("shell's" in result.message) == bool(said)
+
+
 def test_unreported_cases_are_errors_never_passes() -> None:
     cases = (_http(status=200), _http(status=200))
     behaviour = Behaviour(SERVICE, None, cases)

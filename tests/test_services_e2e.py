@@ -406,6 +406,29 @@ def test_a_service_that_dies_mid_run_counts_as_outside(
 
 @needs_bwrap
 @needs_newman
+def test_a_run_sh_without_its_executable_bit_runs_as_the_benchmark_runs_it(
+    pytester: pytest.Pytester,
+) -> None:
+    """An agent's run.sh often lacks its executable bit; Constraint Decay's pipeline runs
+    `chmod +x run.sh` before `./run.sh`. `run: ./run.sh` then fails, saying why;
+    `run: chmod +x run.sh && ./run.sh` (the copy is writable) runs it."""
+    project = copy_fixture(pytester, SERVICES / "conduit_stdlib_sqlite")
+    (project / "run.sh").chmod(0o644)
+    copy_fixture(pytester, COLLECTION)
+    as_is = service_task("as-is", project.name)
+    chmod = service_task("chmod", project.name, run="chmod +x run.sh && ./run.sh")
+    write_tasks(pytester, [as_is, chmod])
+    _, judged, _ = judge(pytester)
+    assert judged["chmod"].counts == Counts(COLLECTION_TOTAL, COLLECTION_TOTAL)
+    assert judged["as-is"].counts == Counts(0, COLLECTION_TOTAL)
+    [case] = judged["as-is"].cases
+    assert "exited with status 126" in case["message"]
+    assert "chmod +x run.sh" in case["message"]
+    assert not os.access(project / "run.sh", os.X_OK)  # the code folder is never changed
+
+
+@needs_bwrap
+@needs_newman
 @needs_postgres
 def test_postgres_conduit_starts_with_its_database(pytester: pytest.Pytester) -> None:
     copy_fixture(pytester, SERVICES / "conduit_stdlib_postgres")

@@ -311,6 +311,17 @@ def _log(record: Mapping[str, Any] | None) -> str:
     return head_tail(text, LOG_SHOWN) if text else "(nothing logged)"
 
 
+#: What a shell's own exit statuses mean, for a `run` that never started the service.
+_SHELL_STATUS: Final = {
+    126: (
+        "; 126 is the shell's for a command it could not execute, such as a run.sh"
+        " without its executable bit (Constraint Decay runs `chmod +x run.sh` first:"
+        " `run: chmod +x run.sh && ./run.sh` does the same)"
+    ),
+    127: "; 127 is the shell's for a command not found (on PATH, or a #! line's)",
+}
+
+
 def _start_problem(
     behaviour: Behaviour, database: dict[str, Any] | None, service: dict[str, Any] | None
 ) -> str:
@@ -324,7 +335,8 @@ def _start_problem(
         return ""
     exited = service.get("exited")
     if type(exited) is int:
-        return f"the service exited with status {exited} before it was ready"
+        why = _SHELL_STATUS.get(exited, "")
+        return f"the service exited with status {exited} before it was ready{why}"
     return f"the service was not ready ({spec.ready}) within {spec.timeout:g} s"
 
 
