@@ -71,10 +71,15 @@ def _code(assignment: Assignment) -> str:
 
 
 def _hashed(facts: Facts, index: str, function: str, depth: int = 3) -> bool:
-    """Whether an index comes from hashing: it calls something or reduces modulo
-    (`h % m`, `h & mask`, `h >>> 0`), directly or through the names it is bound to; a
-    loop counter (`count(...)`) is no hash."""
-    if re.search(r"[%&]|>>|\w\(", index.replace("count(", "").replace("each(", "")):
+    """Whether an index comes from hashing: it reduces modulo or masks (`h % m`, `h &
+    mask`, `h >>> 0`) or calls a function that hashes (`this.hash(x, i)`), directly or
+    through the names it is bound to; a loop counter (`count(...)`) is no hash, nor the
+    index a function picks by comparing (`minKey(key, inMST)`)."""
+    plain = index.replace("count(", "(").replace("each(", "(")
+    if re.search(r"[%&]|>>", plain):
+        return True
+    called = re.findall(r"([\w$]+)\(", plain)
+    if any(name in facts.hashers or "hash" in name.lower() for name in called):
         return True
     if depth == 0:
         return False

@@ -37,6 +37,10 @@ from pytest_codeif.code.js_tree import JsModule
 if TYPE_CHECKING:
     from ast_grep_py import SgNode
 
+#: What a function that hashes does in its body (as normalised text).
+HASHING: Final = re.compile(
+    r"%|\^|\bMath\.imul\(|\.(?:charCodeAt|codePointAt)\(|\bord\(|\bhash\(|hashlib|mmh3|xxhash"
+)
 #: Longest text a substitution may build (hostile code can bind names to names).
 _MAX_TEXT: Final = 2_000
 _GET: Final = re.compile(r"\.get\(([^(),]*)(?:,[^()]*)?\)")
@@ -85,6 +89,9 @@ class Facts:
     reads: list[Read] = field(default_factory=list)
     #: name -> [(function, value, line)]: what each name is bound to, where.
     bindings: dict[str, list[tuple[str, str, int]]] = field(default_factory=dict)
+    #: Functions (by name) that hash: named so, or mixing a value's characters or bits
+    #: (`%`, `^`, `charCodeAt`, `ord`, `Math.imul`, a hash library).
+    hashers: set[str] = field(default_factory=set)
 
     def bind(self, name: str, function: str, value: str, line: int = 0) -> None:
         self.bindings.setdefault(name, []).append((function, value, line))
@@ -151,6 +158,9 @@ def python_facts(code: Code) -> Facts:
         for name in _names(loop.target):
             each = f"{kind}({normalised(iterated)})"
             facts.bind(name, _python_function(module, loop), each, module.line_of(loop))
+    for _, definition in code.functions():
+        if _hasher(definition.name.value, flat(definition.body)):
+            facts.hashers.add(definition.name.value)
     targets = {id(s.target) for m, n in code.nodes(cst.Assign, cst.AugAssign) for s in stores(m, n)}
     for module, node in code.nodes(cst.Subscript):
         if id(node) not in targets:
@@ -193,6 +203,11 @@ def _py_assignment(facts: Facts, module: ParsedModule, node: cst.CSTNode) -> Non
                 facts.bind(target.value, function, one.value, line)
 
 
+def _hasher(name: str, body: str) -> bool:
+    """Whether a function named `name` with this body text hashes."""
+    return "hash" in name.lower() or HASHING.search(body) is not None
+
+
 def _names(target: cst.CSTNode) -> list[str]:
     if isinstance(target, cst.Name):
         return [target.value]
@@ -214,6 +229,14 @@ def _js_function(module: JsModule, node: SgNode) -> str:
 def js_facts(code: js.JsCode) -> Facts:
     """The description of JS/TS code in scope."""
     facts = Facts()
+    for function in code.functions():
+        body = function.body
+        if (
+            function.name
+            and body is not None
+            and _hasher(function.name, js.flat(function.module, body))
+        ):
+            facts.hashers.add(function.name)
     for module, scope in code.places:
         written = _js_assignments(facts, module, scope)
         _js_loop_bindings(facts, module, scope)

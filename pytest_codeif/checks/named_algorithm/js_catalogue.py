@@ -294,6 +294,25 @@ export function shortest(n: number, adj: [number, number][][], s: number): numbe
   return dist;
 }
 """
+_DIJKSTRA_QUEUE = """
+function shortest(graph, start) {
+  const dist = { [start]: 0 };
+  const queue = [{ node: start, d: 0 }];
+  while (queue.length) {
+    queue.sort((a, b) => a.d - b.d);
+    const { node, d } = queue.shift();
+    if (d > dist[node]) continue;
+    for (const [next, w] of graph[node]) {
+      const alt = d + w;
+      if (!(next in dist) || alt < dist[next]) {
+        dist[next] = alt;
+        queue.push({ node: next, d: alt });
+      }
+    }
+  }
+  return dist;
+}
+"""
 _KRUSKAL = """
 function mst(n, edges) {
   const parent = Array.from({ length: n }, (_, i) => i);
@@ -556,7 +575,11 @@ READERS: Final = (
         "prim",
         js_graphs.prim,
         (_js(_PRIM), _ts(_PRIM_TS)),
-        (_js(_KRUSKAL, "that is Kruskal"), _ts(_DIJKSTRA_TS, "that is Dijkstra")),
+        (
+            _js(_KRUSKAL, "that is Kruskal"),
+            _ts(_DIJKSTRA_TS, "that is Dijkstra"),
+            _js(_DIJKSTRA_QUEUE, "that is Dijkstra"),
+        ),
     ),
     JsReader(
         "bloom-filter",

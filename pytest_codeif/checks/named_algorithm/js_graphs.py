@@ -50,16 +50,38 @@ PUSHES: Final = frozenset({"enqueue", "push", "insert", "add", "heappush", "offe
 _LOOPS: Final = ("for_statement", "for_in_statement", "while_statement", "do_statement")
 
 
-def _summed(text: str) -> bool:
-    """Whether an expression adds (a distance along a path), `++` aside."""
-    return "+" in text.replace("++", "")
+def _sums(code: JsCode) -> set[str]:
+    """Names bound to a sum (`const alt = d + w`): a candidate distance along a path."""
+    return {
+        flat(module, store.target)
+        for module, scope in code.places
+        for store in stores(module, scope)
+        if store.target.kind() == "identifier"
+        and store.value is not None
+        and store.op is None
+        and "+" in flat(module, store.value).replace("++", "")
+    }
+
+
+def _summed(text: str, sums: set[str]) -> bool:
+    """Whether an expression adds (a distance along a path), `++` aside, itself or
+    through a name bound to a sum."""
+    if "+" in text.replace("++", ""):
+        return True
+    return any(re.search(rf"(?<![\w$.]){re.escape(name)}(?![\w$])", text) for name in sums)
+
+
+#: A test that a vertex is not in the tree yet: `!inMST[v]`, `!seen.has(v)`.
+_OUTSIDE: Final = re.compile(r"!\(?[\w$.]+(?:\[[^\]]+\]|\.(?:has|includes)\()")
 
 
 def _key_updates(code: JsCode, *, summed: bool) -> list[tuple[JsPlace, str]]:
     """(place, table) of each `if (... w < key[v] ...) { key[v] = ... }`: a comparison
     with an entry of a table the branch then writes; `summed` picks a candidate that adds
-    (`dist[u] + w`, Dijkstra's) or one that does not (an edge's own weight, Prim's)."""
+    (`dist[u] + w`, Dijkstra's) or one that does not (an edge's own weight, Prim's, which
+    also tests that the vertex is outside the tree: `!inMST[v] && w < key[v]`)."""
     found_updates = []
+    sums = _sums(code)
     for module, branch in code.nodes("if_statement"):
         test, body = branch.field("condition"), branch.field("consequence")
         if test is None or body is None:
@@ -82,14 +104,17 @@ def _key_updates(code: JsCode, *, summed: bool) -> list[tuple[JsPlace, str]]:
             table = subscript_root(module, right)
             if table is None or table not in written:
                 continue
-            if _summed(flat(module, left)) == summed:
+            if _summed(flat(module, left), sums) != summed:
+                continue
+            if summed or _OUTSIDE.search(flat(module, test)):
                 found_updates.append(((module, branch), table))
     return found_updates
 
 
 def _smallest_scan(code: JsCode) -> JsPlace | None:
-    """A loop over the vertices keeping the smallest key or its index: `if (!inMST[v] &&
-    key[v] < min) { min = key[v]; best = v; }`, `if (key[v] < key[u]) u = v`."""
+    """A loop over the vertices outside the tree keeping the smallest key or its index:
+    `if (!inMST[v] && key[v] < min) { min = key[v]; best = v; }`, `if (!inMST[v] && (u
+    === -1 || key[v] < key[u])) u = v`."""
     for module, loop in code.nodes("for_statement"):
         variable = _loop_variable(module, loop)
         if variable is None:
@@ -98,7 +123,7 @@ def _smallest_scan(code: JsCode) -> JsPlace | None:
             test = flat(module, branch.field("condition"))
             if not re.search(
                 rf"\[{re.escape(variable)}\]<|>[\w$.]+\[{re.escape(variable)}\]", test
-            ):
+            ) or not _OUTSIDE.search(test):
                 continue
             for store in stores(module, branch):
                 value = flat(module, store.value) if store.value is not None else ""
@@ -141,6 +166,7 @@ def _visits(module: JsModule, loop: SgNode) -> bool:
 def _grown_from_queue(code: JsCode) -> JsPlace | None:
     """A loop popping the queue and skipping visited vertices, with entries pushed on
     the same queue by their own weight (no sum)."""
+    sums = _sums(code)
     pushes = [
         (module, call)
         for module, call in code.nodes("call_expression")
@@ -156,7 +182,7 @@ def _grown_from_queue(code: JsCode) -> JsPlace | None:
             if target is None or flat(m, target) != queue:
                 continue
             pushed = "".join(flat(m, a) for a in arguments(push))
-            if pushed and not _summed(pushed):
+            if pushed and not _summed(pushed, sums):
                 return module, pop
     return None
 
