@@ -30,7 +30,7 @@ from pytest_codeif.checks.pattern.trial import (
     Found,
     Refused,
     Unlisted,
-    python_files,
+    pattern_files,
     rule_of,
     search,
 )
@@ -667,13 +667,13 @@ _SHOWN_MATCH: Final = 2000
 def pattern_command(args: argparse.Namespace) -> int:
     """`codeif pattern PATTERN FILE...`: each match as `path:line:column: code`."""
     try:
-        rule = rule_of(args.pattern)
+        rule = rule_of(args.pattern, args.language)
     except ValueError as exc:
         why = str(exc).removeprefix("pattern: ")
         print(f"codeif pattern: bad pattern: {safe_text(why)}", file=sys.stderr)
         return PATTERN_ERROR
     try:
-        matched, failed = _print_matches(rule, args.files)
+        matched, failed = _print_matches(rule, args.files, args.language)
         sys.stdout.flush()
     except BrokenPipeError:
         raise  # `main` ends quietly, with SIGPIPE's status
@@ -686,11 +686,14 @@ def pattern_command(args: argparse.Namespace) -> int:
     return PATTERN_MATCHED if matched else PATTERN_NO_MATCH
 
 
-def _print_matches(rule: PatternCheck, files: Sequence[Path]) -> tuple[int, bool]:
-    """Print each match of `rule` in `files`, and say on stderr what could not be
-    searched: how many matches, and whether something could not be."""
+def _print_matches(
+    rule: PatternCheck, files: Sequence[Path], language: str | None
+) -> tuple[int, bool]:
+    """Print each match of `rule` in `files` (folders: their files of `language`, else of
+    every language), and say on stderr what could not be searched: how many matches,
+    and whether something could not be."""
     matched, failed = 0, False
-    for path in python_files(files):
+    for path in pattern_files(files, language):
         if isinstance(path, Unlisted):
             shown = _shown_path(path.path)
             print(f"codeif pattern: cannot list {shown}: {_one_line(path.why)}", file=sys.stderr)
@@ -747,21 +750,30 @@ def _add_pattern_command(
 ) -> None:
     pattern = commands.add_parser(
         "pattern",
-        help="show what a pattern matches in Python files, as a `pattern` rule would",
-        description="Match PATTERN (Python with metavariables, as a `pattern` rule's "
-        "`pattern:` is written) against each FILE (a folder: its .py files, as a "
-        "`directory:` unit lists them: .gitignore honoured, virtualenvs, build output and "
-        "hidden folders skipped) and print each match as `path:line:column: code`. A file "
-        "is read as a rule reads one: a regular file of at most "
+        help="show what a pattern matches in Python, JavaScript or TypeScript files, as a "
+        "`pattern` rule would",
+        description="Match PATTERN (as a `pattern` rule's `pattern:` is written: Python with "
+        "metavariables, or ast-grep's pattern for JavaScript and TypeScript) against each FILE "
+        "(a folder: its source files, as a `directory:` unit lists them: .gitignore honoured, "
+        "virtualenvs, node_modules, build output and hidden folders skipped) and print each "
+        "match as `path:line:column: code`. A file is read by its suffix's language, as a rule "
+        "reads one: a regular file of at most "
         f"{MAX_FILE_BYTES // (1024 * 1024)} MiB. Exit status: 0 when something matched, "
         "1 when nothing did, 2 when the pattern is not a valid pattern, or a file or "
         "folder cannot be read or parsed, or the output cannot be written.",
     )
     pattern.add_argument(
+        "--language",
+        choices=("python", "javascript", "typescript"),
+        default=None,
+        help="the rule's `language:` (a JS/TS pattern such as 'console.log($$$ARGS)' needs "
+        "javascript or typescript; folders then list that language's files only)",
+    )
+    pattern.add_argument(
         "pattern", metavar="PATTERN", help="the pattern, e.g. 'requests.$METHOD(...)'"
     )
     pattern.add_argument(
-        "files", nargs="+", type=Path, metavar="FILE", help="Python files or folders of them"
+        "files", nargs="+", type=Path, metavar="FILE", help="source files or folders of them"
     )
 
 

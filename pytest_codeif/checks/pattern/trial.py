@@ -1,5 +1,7 @@
 """A pattern tried on files (`codeif pattern 'PATTERN' FILE...`): every match, with its
-place and the code it matched, as a rule `pattern: PATTERN` would find them.
+place and the code it matched, as a rule `pattern: PATTERN` would find them. Python files
+are matched by the rule's Python form, JavaScript and TypeScript files (by their
+suffixes) by its ast-grep form, as the rule judges a project of both.
 
 The files are hostile, as the code a rule judges is: a file is read as the engine reads
 one (a regular file of at most `MAX_FILE_BYTES`, as `utf-8-sig`), never a FIFO or device
@@ -20,9 +22,19 @@ from typing import Final
 import libcst as cst
 
 from pytest_codeif.checks.pattern import PatternCheck
+from pytest_codeif.checks.pattern.js import JsRule
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.js_tree import JsModule
+from pytest_codeif.code.languages import (
+    JS_FAMILY,
+    PYTHON,
+    language_of_path,
+    source_suffixes,
+)
+from pytest_codeif.code.languages import language as language_named
 from pytest_codeif.code.unit import MAX_FILE_BYTES, SourceFile
 from pytest_codeif.code.walk import scan_project
+from pytest_codeif.outcome import Undecidable
 
 # Where a line ends for libcst (and Python): after "\n", "\r\n" or a lone "\r"; never at
 # the other breaks `str.splitlines` knows ("\f", "\x1c", "\u2028"...), which would shift
@@ -66,20 +78,26 @@ class Refused(Exception):
     larger than `MAX_FILE_BYTES`. Its message says why, without the path."""
 
 
-def rule_of(pattern: str) -> PatternCheck:
-    """The rule `pattern: PATTERN`; `ValueError` (naming the problem) for a bad pattern."""
-    return PatternCheck({"pattern": pattern})
+def rule_of(pattern: str, language: str | None = None) -> PatternCheck:
+    """The rule `pattern: PATTERN` (with `language: LANGUAGE` when given); `ValueError`
+    (naming the problem) for a bad pattern."""
+    options = (
+        {"pattern": pattern} if language is None else {"pattern": pattern, "language": language}
+    )
+    return PatternCheck(options)
 
 
-def python_files(paths: Sequence[Path]) -> Iterator[Path | Unlisted]:
+def pattern_files(paths: Sequence[Path], language: str | None = None) -> Iterator[Path | Unlisted]:
     """Each path that is not a folder (`search` refuses what is not a regular file), and
-    the `.py` files of each that is, as the project walk lists them (in code point order);
-    with each folder below it that could not be listed."""
+    the source files of each that is (of `language`, else of every language), as the
+    project walk lists them (in code point order); with each folder below it that could
+    not be listed."""
+    suffixes = source_suffixes() if language is None else language_named(language).suffixes
     for path in paths:
         if not path.is_dir():
             yield path
             continue
-        listed = scan_project(path)
+        listed = scan_project(path, suffixes=suffixes)
         found: list[tuple[str, Path | Unlisted]] = [(rel, path / rel) for rel in listed.files]
         found += [
             (skip.path, Unlisted(path / skip.path.rstrip("/"), skip.rule))
@@ -110,10 +128,21 @@ def read_source(path: Path) -> str:
 
 
 def search(rule: PatternCheck, path: Path) -> list[Found]:
-    """Every match of `rule` in the Python file at `path`, in order. Raises `Refused`,
-    `OSError` or `UnicodeDecodeError` for a file that cannot be read (see `read_source`),
-    and `Undecidable` for one that does not parse or is too large to match."""
+    """Every match of `rule` in the file at `path` (JavaScript or TypeScript by its
+    suffix, else Python), in order. Raises `Refused`, `OSError` or `UnicodeDecodeError`
+    for a file that cannot be read (see `read_source`), and `Undecidable` for one that
+    does not parse, is too large to match, or is in a language the rule is not for."""
     text = read_source(path)
+    written_in = language_of_path(path.name)
+    asked = rule.options.get("language")
+    if written_in is not None and written_in.name in JS_FAMILY:
+        if asked == PYTHON.name or rule.js_rule is None:
+            why = "the rule is Python's" if asked else f"the pattern: {rule.not_js}"
+            raise Undecidable("invalid-task", f"{path}: a {written_in.name} file, and {why}")
+        source = SourceFile(path.as_posix(), text, path, language=written_in.name)
+        return _js_found(rule.js_rule, JsModule(source))
+    if asked in JS_FAMILY:
+        raise Undecidable("invalid-task", f"{path}: not a {asked} file (by its suffix)")
     module = ParsedModule(SourceFile(path.as_posix(), text, path))
     lines = _Lines(text, module)
     found: list[Found] = []
@@ -132,6 +161,16 @@ def search(rule: PatternCheck, path: Path) -> list[Found]:
                 ]
             )
         found.append(Found(start.line, first + 1, code))
+    return found
+
+
+def _js_found(rule: JsRule, module: JsModule) -> list[Found]:
+    """The matches of a JS/TS rule in `module`: ast-grep's lines and columns count
+    characters from each line's start (form feeds open no statement there)."""
+    found: list[Found] = []
+    for node, _ in rule.matches(module):
+        start = node.range().start
+        found.append(Found(start.line + 1, start.column + 1, node.text()))
     return found
 
 
