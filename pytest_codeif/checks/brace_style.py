@@ -94,10 +94,12 @@ def display_braces(text: str) -> Iterator[tuple[Brace, Brace]]:
 
 
 class BraceStyleCheck(Check):
-    """The code follows a named brace style, read for Python.
+    """The code follows a named brace style (Allman, K&R, 1TBS), in Python, JavaScript
+    and TypeScript.
 
     Why: instructions ask for Allman, K&R or the one true brace style (1TBS) whatever
-    the language. Python has no braces around blocks: a block opens with a colon at the
+    the language. In JavaScript and TypeScript braces delimit blocks, and each style
+    places them (below). Python has no braces around blocks: a block opens with a colon at the
     end of its header and is its indented lines, so the placement those styles give a
     block's opening brace is the only one Python allows. What remains for a style to
     decide, and what this check decides:
