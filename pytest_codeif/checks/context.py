@@ -10,7 +10,15 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable, listed
+from pytest_codeif.checks.base import (
+    Check,
+    CheckContext,
+    Finding,
+    Sample,
+    Undecidable,
+    dedented,
+    listed,
+)
 from pytest_codeif.checks.shared.call_sites import call_sites
 from pytest_codeif.checks.shared.js_context import (
     FRAGMENT_CLASS,
@@ -238,7 +246,8 @@ class ContextCheck(Check):
         },
         "additionalProperties": False,
     }
-    _CART = """
+    _CART = dedented(
+        """
         class Cart {
           constructor() {
             this.items = [];
@@ -249,6 +258,7 @@ class ContextCheck(Check):
           }
         }
         """
+    )
     satisfied_by = (
         Sample(
             "def read(path):\n    return open(path).read()\n\n"

@@ -9,7 +9,14 @@ from typing import Any, ClassVar
 
 import libcst as cst
 
-from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
+from pytest_codeif.checks.base import (
+    Check,
+    CheckContext,
+    Finding,
+    Sample,
+    Undecidable,
+    dedented,
+)
 from pytest_codeif.checks.shared.js_context import parse_js_option
 from pytest_codeif.checks.shared.js_exemplar import JsShape, JsUnit, find_unit, js_units, shape_of
 from pytest_codeif.checks.shared.js_functions import js_functions
@@ -252,7 +259,8 @@ class ExemplarCheck(Check):
         "def add_numbers(number1, number2):\n    try:\n        return float(number1) + "
         "float(number2)\n    except ValueError:\n        return 'Please input valid numbers.'\n"
     )
-    _ROUTE = """
+    _ROUTE = dedented(
+        """
         const router = require("express").Router();
 
         router.post("/items", async (req, res) => {
@@ -264,7 +272,9 @@ class ExemplarCheck(Check):
           }
         });
         """
-    _COMPONENT = """
+    )
+    _COMPONENT = dedented(
+        """
         class Counter extends React.Component {
           handleClick = (event) => {
             this.setState({ count: this.state.count + 1 });
@@ -275,7 +285,9 @@ class ExemplarCheck(Check):
           }
         }
         """
-    _TS_EXAMPLE = """
+    )
+    _TS_EXAMPLE = dedented(
+        """
         export function parseAge(rawValue: string): number {
           try {
             return Number.parseInt(rawValue, 10);
@@ -284,6 +296,7 @@ class ExemplarCheck(Check):
           }
         }
         """
+    )
     satisfied_by = (
         Sample(
             "def divide_numbers(number1, number2):\n    try:\n        a = float(number1)\n"

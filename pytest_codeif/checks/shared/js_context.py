@@ -5,7 +5,7 @@ class members alone (a method written for a given class), read as such.
 
 Definitions: a `function` declaration, a `const`/`let`/`var` bound to a function or an
 arrow function, `exports.f = function ...` (as `f`), a class (and a class expression bound
-to a name) with its methods (`Class.method`, `constructor` included, static ones too) and
+to a name) with its methods (`Class.method`, `constructor`, static and abstract ones too) and
 its fields bound to a function (`handleClick = (event) => ...`, React's handlers), and
 `Class.prototype.m = function ...` or `Class.m = function ...` (as `Class.m`), each
 exported or not. A class's other fields (`this.x = ...` anywhere in it, `x = 1` in its
@@ -125,7 +125,7 @@ def _read_class(module: JsModule, node: SgNode, name: str, out: JsDefinitions) -
         key = _name_of(_member_key(member))
         if key is None:
             continue
-        if member.kind() == "method_definition":
+        if member.kind() in ("method_definition", "abstract_method_signature"):
             out.add(f"{name}.{key}", param_names(module, member), member, module)
         elif member.kind() in _FIELD_KINDS:
             value = member.field("value")
