@@ -347,6 +347,22 @@ _ASKS: Final = (
 )
 
 
+def start_problem(
+    where: str, lines: Mapping[str, int], what: Mapping[str, str], start: str, least: int
+) -> str | None:
+    """What is wrong with how a definition opens (`function-start`), in either language:
+    `lines` counts its opening comment's and docstring's lines, `what` names the two
+    kinds; None when it opens as asked."""
+    kinds = ("comment", "docstring") if start == "either" else (start,)
+    best = max(lines[k] for k in kinds)
+    if best == 0:
+        return f"{where} does not open with {' or '.join(what[k] for k in kinds)}"
+    if best < least:
+        unit = "comment line" if start == "comment" else "line"
+        return f"{where} opens with {best} {unit}{'s' if best > 1 else ''}; at least {least} asked"
+    return None
+
+
 class CommentsCheck(Check):
     """`#` comments and docstrings are where the instruction wants them, in its format.
 
@@ -951,21 +967,10 @@ class CommentsCheck(Check):
                 "comment": _comment_block(start_comments(d.module, d.node), d.module),
                 "docstring": docstring_lines(d.node),
             }
-            kinds = ("comment", "docstring") if start == "either" else (start,)
-            best = max(lines[k] for k in kinds)
             what = {"comment": "a `#` comment", "docstring": "a docstring"}
-            asked = " or ".join(what[k] for k in kinds)
-            if best == 0:
-                message = f"{d.where()} does not open with {asked}"
-            elif best < least:
-                unit = "comment line" if start == "comment" else "line"
-                message = (
-                    f"{d.where()} opens with {best} {unit}{'s' if best > 1 else ''}; "
-                    f"at least {least} asked"
-                )
-            else:
-                continue
-            findings.append(ctx.report(d.module, d.node.name, message))
+            message = start_problem(d.where(), lines, what, start, least)
+            if message is not None:
+                findings.append(ctx.report(d.module, d.node.name, message))
         return findings
 
     def _steps(self, ctx: CheckContext, judged: list[_Definition]) -> list[Finding]:
@@ -1191,21 +1196,10 @@ class _JsComments:
                 "comment": jsc.start_comment_lines(d.module, d),
                 "docstring": jsc.docstring_lines(d.module, d),
             }
-            kinds = ("comment", "docstring") if start == "either" else (start,)
-            best = max(lines[k] for k in kinds)
             what = {"comment": "a comment", "docstring": "a JSDoc comment"}
-            asked = " or ".join(what[k] for k in kinds)
-            if best == 0:
-                message = f"{d.where()} does not open with {asked}"
-            elif best < least:
-                unit = "comment line" if start == "comment" else "line"
-                message = (
-                    f"{d.where()} opens with {best} {unit}{'s' if best > 1 else ''}; "
-                    f"at least {least} asked"
-                )
-            else:
-                continue
-            findings.append(Finding(message, _RULE, d.module.relpath, d.line))
+            message = start_problem(d.where(), lines, what, start, least)
+            if message is not None:
+                findings.append(Finding(message, _RULE, d.module.relpath, d.line))
         return findings
 
     def _steps(self, judged: list[jsc.JsDefinition]) -> list[Finding]:
