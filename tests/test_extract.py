@@ -59,6 +59,12 @@ def test_indented_fence_is_dedented() -> None:
     assert code is not None and code.text == "def f():\n    pass\n"
 
 
+def test_a_stray_space_before_a_fence_indents_nothing() -> None:
+    # The fence is indented, its code is not: the code's own indentation is kept.
+    code = extract_python(" ```python\ndef f():\n  if x:\n\tpass\n ```\n")
+    assert code is not None and code.text == "def f():\n  if x:\n\tpass\n"
+
+
 def test_longer_fences_hold_shorter_ones() -> None:
     code = extract_python('````python\ns = """\n```\n"""\n````\n')
     assert code is not None and code.text == 's = """\n```\n"""\n'

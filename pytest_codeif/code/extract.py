@@ -101,7 +101,14 @@ def find_blocks(response: str) -> list[CodeBlock]:
         j = i + 1
         while j < len(lines) and not close.match(lines[j]):
             j += 1
-        body = [_dedent(line, indent) for line in lines[i + 1 : j]]
+        inner = lines[i + 1 : j]
+        # A fence indented where its contents are not (a stray space before the fence,
+        # as in 770 of one model's MultiCodeIF answers, whose code starts at column 0)
+        # indents nothing: taking it off the lines that have it would change the code's
+        # own indentation (two spaces to one, a tab to nothing).
+        if any(line.strip() and not line.startswith(opened["indent"]) for line in inner):
+            indent = 0
+        body = [_dedent(line, indent) for line in inner]
         blocks.append(CodeBlock(tag, "\n".join(body), i + 2, j < len(lines)))
         i = j + 1
     return blocks
