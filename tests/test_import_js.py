@@ -65,6 +65,13 @@ def test_a_javascript_task_says_its_language_and_maps_its_record() -> None:
         ("syntax_library", "TypeScript;tsoa", {"require-any": ["tsoa", "@tsoa"]}),
         ("syntax_function", "javascript;JSON.stringify", {"require": ["JSON.stringify"]}),
         ("syntax_language_type", "javascript", {"check": "language", "language": "javascript"}),
+        ("code_convention_brace_block_formatting", "javascript;K&R", {"style": "k&r"}),
+        (
+            "code_convention_indentation_spacing",
+            "JavaScript;spaces:2;no spacing",
+            {"check": "indentation", "indent": 2, "spacing": "unspaced"},
+        ),
+        ("code_convention_indentation_spacing", "JavaScript;tabs;spacing", {"indent": "tabs"}),
         (
             "syntax_framework",
             "javascript;node.js express;\nFramework Description: x",
@@ -92,7 +99,11 @@ def test_records_map_to_the_checks_javascript_meanings(
 
 def test_what_has_no_javascript_check_is_listed_with_why() -> None:
     for type_file, answer, why in [
-        ("code_convention_brace_block_formatting", "javascript;Allman", "reads Python only"),
+        (
+            "code_convention_declaration_style",
+            "javascript;- **Declaration Style Type** : descriptiveNames",
+            "reads Python only",
+        ),
         ("syntax_language_type", "coffeescript", "language not supported yet"),
         ("code_convention_naming_convention", "javascript;variable:kebab-case", "kebab-case"),
     ]:

@@ -3,11 +3,10 @@ their JavaScript meanings.
 
 A record's machine-readable `answer` starts with its language (`javascript;Arrow
 Functions`, `TypeScript;zod`); what follows is read as for Python where the check reads
-JS/TS (naming, construct, imports, calls, framework, comments), through the JavaScript
-world's tools where the rule is a lint rule (`var` declarations: Biome's `noVar`), and
-left unmapped with the reason where no check decides it for JS/TS yet (brace and
-indentation styles, algorithms, complexity measured by running, code context and
-exemplars) or where the task asks for another language (CoffeeScript).
+JS/TS (naming, construct, imports, calls, framework, comments, brace style, indentation,
+language), through the JavaScript world's tools where the rule is a lint rule (`var`
+declarations: Biome's `noVar`), and left unmapped with the reason where no check decides
+it for JS/TS yet or where the task asks for another language (CoffeeScript).
 
 Call cases: MultiCodeIF's `input` (`args`) and `expected_output`, run by Node. JavaScript
 has no keyword arguments, so a record whose tests pass `kwargs` (the benchmark's
@@ -175,6 +174,42 @@ def _declarations(r: TaskRecord, out: Mapped, language: str) -> None:
     out.constraints.append({"check": "biome", "select": list(rules)})
 
 
+_BRACE_STYLES: Final = {"allman": "allman", "k&r": "k&r", "kr": "k&r", "1tbs": "1tbs"}
+
+
+def _braces(r: TaskRecord, out: Mapped, language: str) -> None:
+    style = _BRACE_STYLES.get(r.parts[1].strip().lower()) if len(r.parts) > 1 else None
+    if style is None:
+        raise Unmapped(f"brace style {r.answer!r} is not Allman, K&R or 1TBS")
+    out.constraints.append({"check": "brace-style", "style": style})
+
+
+def _indentation(r: TaskRecord, out: Mapped, language: str) -> None:
+    """`spaces:N` or `tabs`, then `spacing` or `no spacing` (spaces around operators and
+    after commas, as the benchmark's seed defines them) -> `indentation`."""
+    asked = r.parts[1].strip().lower() if len(r.parts) > 1 else ""
+    spaces = re.fullmatch(r"spaces?\s*:\s*(\d+)", asked)
+    if asked == "tabs":
+        unit: int | str = "tabs"
+    elif spaces is not None and 1 <= int(spaces[1]) <= 8:
+        unit = int(spaces[1])
+    else:
+        raise Unmapped(f"indentation {asked!r} is not spaces:N or tabs")
+    constraint: dict[str, Any] = {"check": "indentation", "indent": unit}
+    spacing = r.parts[2].strip().lower() if len(r.parts) > 2 else ""
+    if spacing in ("spacing", "no spacing"):
+        constraint["spacing"] = "spaced" if spacing == "spacing" else "unspaced"
+    elif spacing:
+        out.left_out.append(f"spacing {r.parts[2].strip()!r}: not checked")
+    if spacing == "no spacing" and re.search(r"\bkeywords?\b", r.prompt, re.IGNORECASE):
+        out.left_out.append(
+            "no space after keywords (`if(`): not checked; operators and commas are"
+        )
+    if re.search(r"line breaks?|blank lines?", r.prompt, re.IGNORECASE):
+        out.left_out.append("blank lines between logical sections: not checked")
+    out.constraints.append(constraint)
+
+
 def _not_yet(why: str) -> Callable[[TaskRecord, Mapped, str], None]:
     def mapper(r: TaskRecord, out: Mapped, language: str) -> None:
         raise Unmapped(why)
@@ -291,12 +326,8 @@ _MAPPERS: Final[dict[str, Callable[[TaskRecord, Mapped, str], None]]] = {
     "code_convention_declaration_style": _declarations,
     "situation": _requirements,
     "non_functional_requirements": _requirements,
-    "code_convention_brace_block_formatting": _not_yet(
-        "brace style: the `brace-style` check reads Python only (not yet JS/TS)"
-    ),
-    "code_convention_indentation_spacing": _not_yet(
-        "indentation: no check reads JS/TS indentation (Biome's formatter is not a check)"
-    ),
+    "code_convention_brace_block_formatting": _braces,
+    "code_convention_indentation_spacing": _indentation,
     "algorithm_type": _not_yet("algorithms: `algorithm` and `named-algorithm` read Python only"),
     "code_contextual": _not_yet("code context: the `context` check reads Python only"),
     "example": _not_yet("exemplar: the `exemplar` check reads Python only"),
