@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from pytest_codeif.checks.named_algorithm.recogniser import Judgement, found, missing
 from pytest_codeif.checks.named_algorithm.sorts import adjacent
 from pytest_codeif.checks.shared.js_algorithms_parts import (
+    LOOP_KINDS,
     JsCode,
     JsPlace,
     JsSwap,
@@ -19,7 +20,6 @@ from pytest_codeif.checks.shared.js_algorithms_parts import (
     flat,
     in_iteration,
     library_sort,
-    loops_in,
     member_name,
     self_calls,
     shown,
@@ -57,20 +57,16 @@ def _descends(module: JsModule, loop: SgNode) -> bool:
 
 
 def _neighbour_swaps(code: JsCode) -> list[tuple[JsModule, SgNode, JsSwap]]:
-    """(module, inner loop, swap) for each swap of neighbours inside nested loops."""
+    """(module, inner loop, swap) for each swap of neighbours inside nested loops. Each
+    swap is found once and climbs to its loops (deeply nested code costs no more)."""
     found_swaps = []
-    seen: set[SgNode] = set()
-    for module, outer in code.nodes(
-        "for_statement", "for_in_statement", "while_statement", "do_statement"
-    ):
-        for inner in loops_in(module, outer):
-            for swap in swaps(module, inner):
-                if swap.statement in seen or not adjacent(swap.first, swap.second):
-                    continue
-                if enclosing_loops(swap.statement)[:1] != [inner]:
-                    continue  # the swap belongs to a loop further in
-                seen.add(swap.statement)
-                found_swaps.append((module, inner, swap))
+    for module, scope in code.places:
+        for swap in swaps(module, scope):
+            if not adjacent(swap.first, swap.second):
+                continue
+            loops = enclosing_loops(swap.statement)
+            if len(loops) >= 2:
+                found_swaps.append((module, loops[0], swap))
     return found_swaps
 
 
@@ -108,22 +104,19 @@ def bubble_sort(code: JsCode) -> Judgement:
 
 def _shifts(code: JsCode) -> JsPlace | None:
     """`a[j + 1] = a[j]` in a loop inside a loop: elements shifted to make room."""
-    for module, outer in code.nodes(
-        "for_statement", "for_in_statement", "while_statement", "do_statement"
-    ):
-        for inner in loops_in(module, outer):
-            for store in stores(module, inner):
-                target, value = store.target, store.value
-                if (
-                    store.op is None
-                    and value is not None
-                    and target.kind() == "subscript_expression"
-                    and value.kind() == "subscript_expression"
-                    and subscript_root(module, target) == subscript_root(module, value)
-                    and flat(module, target.field("index"))
-                    == f"{flat(module, value.field('index'))}+1"
-                ):
-                    return module, store.statement
+    for module, scope in code.places:
+        for store in stores(module, scope):
+            target, value = store.target, store.value
+            if (
+                store.op is None
+                and value is not None
+                and target.kind() == "subscript_expression"
+                and value.kind() == "subscript_expression"
+                and subscript_root(module, target) == subscript_root(module, value)
+                and flat(module, target.field("index")) == f"{flat(module, value.field('index'))}+1"
+                and len(enclosing_loops(store.statement)) >= 2
+            ):
+                return module, store.statement
     return None
 
 
@@ -166,31 +159,32 @@ def _loop_variable(module: JsModule, loop: SgNode) -> str | None:
 
 def _selection(code: JsCode) -> tuple[str, JsPlace] | None:
     """The minimum's index tracked in an inner loop (`if (a[j] < a[m]) m = j`), then a
-    swap into place; or the minimum taken out (`Math.min`, `splice`) and pushed."""
-    for module, outer in code.nodes(
-        "for_statement", "for_in_statement", "while_statement", "do_statement"
-    ):
-        for inner in loops_in(module, outer):
-            if inner.kind() != "for_statement":
-                continue
-            j = _loop_variable(module, inner)
-            tracked = {
-                flat(module, s.target)
-                for branch in module.nodes("if_statement", within=inner)
-                for s in stores(module, branch)
-                if s.op is None
-                and s.value is not None
-                and flat(module, s.value) == j
-                and s.target.kind() == "identifier"
-            }
-            for swap in swaps(module, outer):
-                if within(inner, swap.statement):
-                    continue
-                if {swap.first, swap.second} & tracked:
-                    return "tracks the minimum's index and swaps it into place", (
-                        module,
-                        swap.statement,
-                    )
+    swap into place in the loop around it; or the minimum taken out (`Math.min`,
+    `splice`) and pushed."""
+    for module, inner in code.nodes("for_statement"):
+        around = enclosing_loops(inner)
+        if not around:
+            continue
+        outer = around[0]
+        j = _loop_variable(module, inner)
+        tracked = {
+            flat(module, s.target)
+            for branch in module.nodes("if_statement", within=inner)
+            for s in stores(module, branch)
+            if s.op is None
+            and s.value is not None
+            and flat(module, s.value) == j
+            and s.target.kind() == "identifier"
+        }
+        if not tracked:
+            continue
+        for swap in swaps(module, outer):
+            if not within(inner, swap.statement) and {swap.first, swap.second} & tracked:
+                return "tracks the minimum's index and swaps it into place", (
+                    module,
+                    swap.statement,
+                )
+    for module, outer in code.nodes(*LOOP_KINDS):
         text = flat(module, outer)
         if re.search(r"\bMath\.(min|max)\(", text) and ".splice(" in text and ".push(" in text:
             return "takes the minimum out and pushes it", (module, outer)

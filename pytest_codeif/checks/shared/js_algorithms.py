@@ -35,6 +35,7 @@ from pytest_codeif.checks.shared.js_algorithms_parts import (
     JsCode,
     arguments,
     bare,
+    enclosing_loops,
     flat,
     iterating_callback,
     loops_in,
@@ -237,11 +238,11 @@ def _sorts(scope: JsScope) -> bool:
 
 def _swaps(scope: JsScope) -> bool:
     """Elements swapped inside nested loops: a sort written by hand."""
-    for module, outer in _nodes(scope, *LOOP_KINDS):
-        for inner in loops_in(module, outer):
-            if swaps(module, inner):
-                return True
-    return False
+    return any(
+        len(enclosing_loops(swap.statement)) >= 2
+        for module, place in scope.code.places
+        for swap in swaps(module, place)
+    )
 
 
 def sorting(scope: JsScope) -> bool:
