@@ -63,7 +63,8 @@ def test_every_real_response_gets_a_verdict(pytester: pytest.Pytester) -> None:
 def test_language_version_and_comment_records_map_to_what_their_prompts_ask() -> None:
     """Every language-version and comment-style record of the corpus maps (none left to a
     judge), and most language-version prompts ask to *use* the version's features."""
-    from pytest_codeif.importers.multicodeif import map_constraint, named_function
+    from pytest_codeif.importers.entry_choice import named_function
+    from pytest_codeif.importers.multicodeif import map_constraint
 
     records = [
         json.loads(line) for line in (CORPUS / "tasks.jsonl").read_text("utf-8").splitlines()

@@ -11,7 +11,8 @@ import pytest
 import yaml
 
 from pytest_codeif.cli import main
-from pytest_codeif.importers.multicodeif import Unmapped, map_constraint, named_function
+from pytest_codeif.importers.entry_choice import named_function
+from pytest_codeif.importers.multicodeif import Unmapped, map_constraint
 from tests.conftest import CORPUS, FIXTURES
 
 SOURCE = FIXTURES / "multicodeif"

@@ -14,6 +14,7 @@ importer.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -208,3 +209,19 @@ def _accepts(function: _Function, given: tuple[int, list[str]]) -> bool:
     return all(
         p.arg in keywords for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is None
     )
+
+
+def named_function(prompt: str, exclude: Iterable[str] = ()) -> str | None:
+    """The function a prompt names: `name()` in backticks, or "named/called name"."""
+    skip = set(exclude)
+    patterns = [
+        r"`([A-Za-z_]\w*)\([^`]*\)`",
+        r"(?:function|method)\s+(?:named|called)\s+[`'\"]?([A-Za-z_]\w*)",
+        r"(?:named|called)\s+[`'\"]([A-Za-z_]\w*)",
+        r"function\s+`([A-Za-z_]\w*)`",
+    ]
+    for pattern in patterns:
+        for name in re.findall(pattern, prompt):
+            if name not in skip:
+                return str(name)
+    return None

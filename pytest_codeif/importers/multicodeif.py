@@ -23,7 +23,7 @@ from pytest_codeif.code.extract import extract_code, extract_python
 from pytest_codeif.code.languages import language as language_named
 from pytest_codeif.functional.growth import canonical
 from pytest_codeif.importers import multicodeif_types
-from pytest_codeif.importers.entry_choice import EntryChoice, choose_entry
+from pytest_codeif.importers.entry_choice import EntryChoice, choose_entry, named_function
 from pytest_codeif.importers.multicodeif_js import (
     JS_LANGUAGES,
     js_entry,
@@ -153,22 +153,6 @@ def _type_list(text: str, out: Mapped | None = None) -> list[str]:
 def _code_blocks(text: str) -> str | None:
     extracted = extract_python(text)
     return extracted.text if extracted else None
-
-
-def named_function(prompt: str, exclude: Iterable[str] = ()) -> str | None:
-    """The function a prompt names: `name()` in backticks, or "named/called name"."""
-    skip = set(exclude)
-    patterns = [
-        r"`([A-Za-z_]\w*)\([^`]*\)`",
-        r"(?:function|method)\s+(?:named|called)\s+[`'\"]?([A-Za-z_]\w*)",
-        r"(?:named|called)\s+[`'\"]([A-Za-z_]\w*)",
-        r"function\s+`([A-Za-z_]\w*)`",
-    ]
-    for pattern in patterns:
-        for name in re.findall(pattern, prompt):
-            if name not in skip:
-                return str(name)
-    return None
 
 
 def _output_range(text: str) -> dict[str, Any]:

@@ -19,9 +19,11 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
-from pytest_codeif.code.extract import code_blocks
+from pytest_codeif.checks.shared.js_context import js_definitions, parse_js_option
+from pytest_codeif.checks.shared.js_exemplar import js_units
+from pytest_codeif.code.extract import code_blocks, extract_code
 from pytest_codeif.code.languages import language as language_named
-from pytest_codeif.importers.entry_choice import EntryChoice
+from pytest_codeif.importers.entry_choice import EntryChoice, named_function
 from pytest_codeif.importers.multicodeif_types import Mapped, TaskRecord, Unmapped
 
 #: The corpus's language names -> the task file's `language`.
@@ -210,6 +212,81 @@ def _indentation(r: TaskRecord, out: Mapped, language: str) -> None:
     out.constraints.append(constraint)
 
 
+#: A given function the prompt asks the new code to call: "encrypts it using the
+#: `encryptData` function", "Use the existing `ping` method".
+_USE_GIVEN: Final = re.compile(
+    r"\b(?:using|uses?|utili[sz]e|call(?:ing)?)\s+(?:the\s+)?(?:existing\s+)?"
+    r"`([A-Za-z_$][\w$]*)(?:\([^`]*\))?`",
+    re.IGNORECASE,
+)
+
+
+def _given_code(prompt: str, language: str) -> str | None:
+    """The JS/TS code a prompt gives: its blocks in the task's language (or in the other
+    one when it holds only those), as a response's code is read."""
+    written = response_js_language(prompt, language)
+    extracted = extract_code(prompt, language_named(written))
+    return extracted.text if extracted else None
+
+
+def _context(r: TaskRecord, out: Mapped, language: str) -> None:
+    """As Python's: the prompt's code is the context to keep (the record's answer is a
+    reference solution, which may add symbols of its own). A prompt that asks to build
+    on given functions by name ("using `findProductById`") adds `reuse` of them."""
+    context = _given_code(r.prompt, language)
+    if not context:
+        raise Unmapped("the record's prompt holds no JavaScript/TypeScript context")
+    module = parse_js_option(context, "context")
+    if isinstance(module, str):
+        raise Unmapped(f"the prompt's context is not valid JavaScript or TypeScript ({module})")
+    defined = js_definitions(module).symbols
+    if not defined:
+        raise Unmapped("the prompt's context defines no function or class to keep")
+    out.constraints.append({"check": "context", "context": context})
+    symbols: list[str] = []
+    for name in dict.fromkeys(_USE_GIVEN.findall(r.prompt)):
+        methods = [s for s in defined if "." in s and s.rpartition(".")[2] == name]
+        if name in defined:
+            symbols.append(name)
+        elif len(methods) == 1:
+            symbols.append(methods[0])
+    if symbols:
+        out.constraints.append(
+            {
+                "id": "context-reuse",
+                "check": "context",
+                "context": context,
+                "mode": "reuse",
+                "symbols": symbols,
+            }
+        )
+
+
+def _exemplar(r: TaskRecord, out: Mapped, language: str) -> None:
+    """As Python's: the prompt's code is the example; `function` is the function the
+    prompt names that the example does not define, `example-function` the example's own
+    function it names in backticks."""
+    example = _given_code(r.prompt, language)
+    if not example:
+        raise Unmapped("the prompt holds no example code")
+    module = parse_js_option(example, "exemplar")
+    if isinstance(module, str):
+        raise Unmapped(f"the example code is not valid JavaScript or TypeScript ({module})")
+    units = js_units(module)
+    if not units:
+        raise Unmapped("the example defines no function, handler or class to imitate")
+    defined = {u.name for u in units if u.name}
+    options: dict[str, Any] = {"check": "exemplar", "exemplar": example}
+    function = named_function(r.prompt, exclude=defined)
+    if function:
+        options["function"] = function
+    named = re.findall(r"`([A-Za-z_$][\w$]*)\(", r.prompt)
+    example_function = next((n for n in named if n in defined), None)
+    if example_function:
+        options["example-function"] = example_function
+    out.constraints.append(options)
+
+
 def _not_yet(why: str) -> Callable[[TaskRecord, Mapped, str], None]:
     def mapper(r: TaskRecord, out: Mapped, language: str) -> None:
         raise Unmapped(why)
@@ -329,8 +406,8 @@ _MAPPERS: Final[dict[str, Callable[[TaskRecord, Mapped, str], None]]] = {
     "code_convention_brace_block_formatting": _braces,
     "code_convention_indentation_spacing": _indentation,
     "algorithm_type": _not_yet("algorithms: `algorithm` and `named-algorithm` read Python only"),
-    "code_contextual": _not_yet("code context: the `context` check reads Python only"),
-    "example": _not_yet("exemplar: the `exemplar` check reads Python only"),
+    "code_contextual": _context,
+    "example": _exemplar,
 }
 
 
