@@ -13,7 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from pytest_codeif.checks.named_algorithm import described, js_graphs, js_sequences, js_sorts
+from pytest_codeif.checks.named_algorithm import (
+    described,
+    js_graphs,
+    js_searching,
+    js_sequences,
+    js_sorts,
+)
 from pytest_codeif.checks.named_algorithm.recogniser import Example, Judgement
 from pytest_codeif.checks.shared.js_algorithms_parts import JsCode
 
@@ -500,6 +506,119 @@ export function lca(up: number[][], depth: number[], u: number, v: number): numb
 }
 """
 
+_QUICK_TS = """
+export class Sorter {
+  sort(a: number[], lo = 0, hi = a.length - 1): number[] {
+    if (lo < hi) {
+      const p = this.partition(a, lo, hi);
+      this.sort(a, lo, p - 1);
+      this.sort(a, p + 1, hi);
+    }
+    return a;
+  }
+
+  private partition(a: number[], lo: number, hi: number): number {
+    const pivot = a[hi];
+    let i = lo;
+    for (let j = lo; j < hi; j++) {
+      if (a[j] < pivot) {
+        [a[i], a[j]] = [a[j], a[i]];
+        i++;
+      }
+    }
+    [a[i], a[hi]] = [a[hi], a[i]];
+    return i;
+  }
+}
+"""
+_QUICKSELECT = """
+function select(xs, k) {
+  const pivot = xs[0];
+  const less = xs.filter((x) => x < pivot);
+  const more = xs.filter((x) => x > pivot);
+  if (k < less.length) return select(less, k);
+  if (k >= xs.length - more.length) return select(more, k - (xs.length - more.length));
+  return pivot;
+}
+"""
+_BINARY = """
+function find(xs, target) {
+  let lo = 0;
+  let hi = xs.length - 1;
+  while (lo <= hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (xs[mid] === target) return mid;
+    if (xs[mid] < target) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
+"""
+_BINARY_TS = """
+export const search = (xs: number[], target: number, lo = 0, hi = xs.length - 1): number => {
+  if (lo > hi) return -1;
+  const mid = lo + ((hi - lo) >> 1);
+  if (xs[mid] === target) return mid;
+  return xs[mid] < target ? search(xs, target, mid + 1, hi) : search(xs, target, lo, mid - 1);
+};
+"""
+_BFS = """
+function levels(graph, start) {
+  const seen = new Set([start]);
+  const queue = [start];
+  const order = [];
+  while (queue.length > 0) {
+    const node = queue.shift();
+    order.push(node);
+    for (const next of graph[node] ?? []) {
+      if (!seen.has(next)) {
+        seen.add(next);
+        queue.push(next);
+      }
+    }
+  }
+  return order;
+}
+"""
+_DFS_TS = """
+interface TreeNode { val: number; left: TreeNode | null; right: TreeNode | null }
+
+export function collect(node: TreeNode | null, out: number[] = []): number[] {
+  if (!node) return out;
+  out.push(node.val);
+  collect(node.left, out);
+  collect(node.right, out);
+  return out;
+}
+"""
+_DFS_STACK = """
+function reachable(graph, start) {
+  const seen = new Set();
+  const stack = [start];
+  while (stack.length) {
+    const node = stack.pop();
+    if (seen.has(node)) continue;
+    seen.add(node);
+    stack.push(...graph[node]);
+  }
+  return seen;
+}
+"""
+_BFS_TS = """
+export function depthOf(root: { children: unknown[] } | null): number {
+  if (!root) return 0;
+  let frontier = [root];
+  let depth = 0;
+  while (frontier.length) {
+    const next: { children: unknown[] }[] = [];
+    for (const node of frontier) next.push(...(node.children as { children: unknown[] }[]));
+    frontier = next;
+    depth++;
+  }
+  return depth;
+}
+"""
+
 READERS: Final = (
     JsReader(
         "kadane",
@@ -570,6 +689,50 @@ READERS: Final = (
                 "the halves are combined with",
             ),
         ),
+    ),
+    JsReader(
+        "quicksort",
+        js_sorts.quicksort,
+        (_js(_QUICK), _ts(_QUICK_TS)),
+        (
+            _js(_MERGE, "that is merge sort"),
+            _ts(_MERGE_TS, "that is merge sort"),
+            _js(_QUICKSELECT, "that is quickselect"),
+        ),
+    ),
+    JsReader(
+        "binary-search",
+        js_searching.binary_search,
+        (_js(_BINARY), _ts(_BINARY_TS)),
+        (
+            _js("const find = (xs, x) => xs.indexOf(x);\n", "is a linear scan"),
+            _ts(
+                """
+                export function find(xs: number[], x: number): number {
+                  for (let i = 0; i < xs.length; i++) if (xs[i] === x) return i;
+                  return -1;
+                }
+                """,
+                "a linear search",
+            ),
+        ),
+    ),
+    JsReader(
+        "bfs",
+        js_graphs.bfs,
+        (_js(_BFS), _ts(_BFS_TS)),
+        (
+            _js(_DFS_STACK, "depth-first"),
+            _ts(_DFS_TS, "depth-first"),
+            # A queue kept sorted by distance is a priority queue: Dijkstra, not BFS.
+            _js(_DIJKSTRA_QUEUE, "no loop taking nodes from the front of a queue"),
+        ),
+    ),
+    JsReader(
+        "dfs",
+        js_graphs.dfs,
+        (_js(_DFS_STACK), _ts(_DFS_TS)),
+        (_js(_BFS, "breadth-first"), _ts(_BFS_TS, "breadth-first")),
     ),
     JsReader(
         "prim",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Final
 
+from pytest_codeif.checks.named_algorithm.js_sorts import exclusive
 from pytest_codeif.checks.named_algorithm.recogniser import Judgement, found, missing
 from pytest_codeif.checks.shared.js_algorithms_parts import (
     JsCode,
@@ -18,11 +19,17 @@ from pytest_codeif.checks.shared.js_algorithms_parts import (
     bare,
     enclosing_loops,
     flat,
+    iterating_callback,
+    loops_in,
     member_name,
+    self_calls,
+    shown,
     stores,
     subscript_root,
     where,
+    within,
 )
+from pytest_codeif.checks.shared.js_functions import JsFunction
 from pytest_codeif.code.js_tree import JsModule
 
 if TYPE_CHECKING:
@@ -235,3 +242,163 @@ def prim(code: JsCode) -> Judgement:
             keys[0][0],
         )
     return missing("no lightest edge leaving the tree taken from a queue or a key array")
+
+
+def _takes(module: JsModule, loop: SgNode, *, front: bool) -> SgNode | None:
+    """A call taking from a queue's front (`shift()`, `dequeue()`, `poll()`) or, with
+    front=False, from a stack's top (`pop()`); a queue read through a moving head
+    (`queue[head++]`) is a front too."""
+    for call in module.nodes("call_expression", within=loop):
+        name = member_name(call)
+        if arguments(call):
+            continue
+        if (front and name in ("shift", "dequeue", "poll")) or (not front and name == "pop"):
+            return call
+    if front:
+        text = flat(module, loop)
+        for read in module.nodes("subscript_expression", within=loop):
+            index, queue = read.field("index"), subscript_root(module, read)
+            if (
+                index is not None
+                and queue is not None
+                and re.fullmatch(r"[\w$.]+\+\+", flat(module, index))
+                and f"{queue}.push(" in text  # the queue grows as it is read: no merge
+            ):
+                return read
+    return None
+
+
+def _pushes(module: JsModule, loop: SgNode) -> bool:
+    """The loop queues (or stacks) the neighbours of what it took: a `push` in a loop
+    (or `forEach`) over them, `push(...graph[u])`, or a child (`push(node.left)`)."""
+    for call in module.nodes("call_expression", within=loop):
+        if member_name(call) not in ("push", "unshift", "enqueue", "add", "offer"):
+            continue
+        args = arguments(call)
+        inner = enclosing_loops(call)
+        if (inner and inner[0] != loop) or in_iteration_callback(call, loop):
+            return True
+        if args and (
+            args[0].kind() in ("member_expression", "subscript_expression", "spread_element")
+        ):
+            return True
+    return False
+
+
+def in_iteration_callback(node: SgNode, loop: SgNode) -> bool:
+    """Whether `node` runs in an iterating callback (`forEach`) inside `loop`."""
+    for outer in node.ancestors():
+        if outer == loop:
+            return False
+        if outer.kind() in ("arrow_function", "function_expression", "function"):
+            return iterating_callback(outer)
+    return False
+
+
+def _level_frontier(module: JsModule, loop: SgNode) -> bool:
+    """`while (frontier.length) { const next = []; ...; frontier = next; }`."""
+    if loop.kind() != "while_statement":
+        return False
+    test = re.sub(r"^\((.*)\)$", r"\1", flat(module, loop.field("condition")))
+    frontier = re.fullmatch(r"([\w$]+)\.length(?:>0|!==0|!=0)?", test)
+    if frontier is None:
+        return False
+    return any(
+        flat(module, s.target) == frontier.group(1)
+        and s.op is None
+        and s.value is not None
+        and s.value.kind() == "identifier"
+        for s in stores(module, loop)
+    )
+
+
+def _bfs(code: JsCode) -> tuple[str, JsPlace] | None:
+    relaxations = [place for place, _ in _key_updates(code, summed=True)]
+    for module, loop in code.nodes("while_statement", "do_statement", "for_statement"):
+        taken = _takes(module, loop, front=True)
+        # A queue sorted as it is emptied, or whose loop relaxes distances summed along
+        # paths, is a priority queue (Dijkstra's), not a FIFO one.
+        ordered = any(
+            member_name(c) == "sort" for c in module.nodes("call_expression", within=loop)
+        ) or any(m is module and within(loop, node) for m, node in relaxations)
+        if taken is not None and not ordered and _pushes(module, loop):
+            return (
+                f"takes nodes from the front of a queue (`{shown(module, taken)}`) and queues "
+                "their neighbours",
+                (module, loop),
+            )
+        if _level_frontier(module, loop) and (_pushes(module, loop) or loops_in(module, loop)):
+            return (
+                "expands the graph one level at a time (the next frontier built from this one)",
+                (module, loop),
+            )
+    return None
+
+
+def _recursive_walk(function: JsFunction) -> SgNode | None:
+    """A self-call on each neighbour or child: inside a loop (or `forEach`) over them, or
+    on two children in turn (`walk(node.left)`, `walk(node.right)`)."""
+    calls = self_calls(function)
+    for call in calls:
+        if enclosing_loops(call) or in_iteration_callback(call, function.node):
+            return call
+    on_children = [
+        call
+        for call in calls
+        if any(a.kind() in ("member_expression", "subscript_expression") for a in arguments(call))
+    ]
+    for i, first in enumerate(on_children):
+        for second in on_children[i + 1 :]:
+            # Both run (a traversal), not one or the other (a descent: a BST insert).
+            if flat(function.module, first) != flat(function.module, second) and not exclusive(
+                first, second
+            ):
+                return first
+    return None
+
+
+def _dfs(code: JsCode) -> tuple[str, JsPlace] | None:
+    for function in code.functions():
+        call = _recursive_walk(function)
+        if call is not None:
+            return (
+                f"recurses into each neighbour (`{shown(function.module, call)}`)",
+                (function.module, call),
+            )
+    for module, loop in code.nodes("while_statement", "do_statement"):
+        taken = _takes(module, loop, front=False)
+        if taken is not None and _pushes(module, loop):
+            return (
+                f"pops nodes from a stack (`{shown(module, taken)}`) and pushes their neighbours",
+                (module, loop),
+            )
+    return None
+
+
+def bfs(code: JsCode) -> Judgement:
+    """A loop taking nodes from a queue's front and queueing their neighbours, or
+    expanding level by level."""
+    breadth = _bfs(code)
+    if breadth:
+        return found(f"{breadth[0]} ({where(breadth[1])})", breadth[1])
+    depth = _dfs(code)
+    if depth:
+        return missing(
+            f"no queue taken from the front: {depth[0]} ({where(depth[1])}), depth-first", depth[1]
+        )
+    return missing("no loop taking nodes from the front of a queue and queueing their neighbours")
+
+
+def dfs(code: JsCode) -> Judgement:
+    """Recursion into each neighbour or child, or a loop popping a stack and pushing
+    neighbours."""
+    depth = _dfs(code)
+    if depth:
+        return found(f"{depth[0]} ({where(depth[1])})", depth[1])
+    breadth = _bfs(code)
+    if breadth:
+        return missing(
+            f"no recursion or stack: {breadth[0]} ({where(breadth[1])}), breadth-first",
+            breadth[1],
+        )
+    return missing("no recursion into neighbours and no loop over a stack")

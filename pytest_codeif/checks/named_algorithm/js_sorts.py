@@ -16,6 +16,7 @@ from pytest_codeif.checks.shared.js_algorithms_parts import (
     JsCode,
     JsPlace,
     JsSwap,
+    callee_name,
     enclosing_loops,
     flat,
     in_iteration,
@@ -29,6 +30,7 @@ from pytest_codeif.checks.shared.js_algorithms_parts import (
     where,
     within,
 )
+from pytest_codeif.checks.shared.js_functions import JsFunction
 from pytest_codeif.code.js_tree import JsModule
 
 if TYPE_CHECKING:
@@ -272,17 +274,92 @@ def _splits(code: JsCode) -> tuple[str, JsPlace] | None:
     return None
 
 
-def _pivot(code: JsCode) -> JsPlace | None:
-    """A recursive function on two sides of a pivot: quicksort."""
+def _pivots(function: JsFunction) -> str | None:
+    """A pivot of `function`: a name taken from the sequence (`a[hi]`, `xs[0]`) or called
+    pivot, compared with elements (in the function or a callback of it: `xs.filter((x)
+    => x < pivot)`)."""
+    module, body = function.module, function.body
+    if body is None:
+        return None
+    names = set()
+    for store in stores(module, body):
+        if store.target.kind() != "identifier" or store.op is not None or store.value is None:
+            continue
+        name, value = flat(module, store.target), flat(module, store.value)
+        if "pivot" in name.lower() or re.fullmatch(r"[\w$.]+\[[^\]:]+\]", value):
+            names.add(name)
+    for comparison in module.nodes("binary_expression", within=body):
+        operator = comparison.field("operator")
+        if operator is None or operator.text() not in _COMPARISONS:
+            continue
+        sides = [flat(module, comparison.field("left")), flat(module, comparison.field("right"))]
+        for side in sides:
+            if side in names and any(other not in names for other in sides):
+                return side
+    return None
+
+
+def exclusive(a: SgNode, b: SgNode) -> bool:
+    """Whether two calls never both run: each is a `return`'s whole value, or they lie in
+    the two branches of one `if`/`else` (or `?:`)."""
+
+    def returned(node: SgNode) -> bool:
+        parent = node.parent()
+        return parent is not None and parent.kind() == "return_statement"
+
+    if returned(a) and returned(b):
+        return True
+    for outer in a.ancestors():
+        if outer.kind() not in ("if_statement", "ternary_expression") or not within(outer, b):
+            continue
+        first = outer.field("consequence")
+        second = outer.field("alternative")
+        if first is None or second is None:
+            continue
+        if (within(first, a) and within(second, b)) or (within(first, b) and within(second, a)):
+            return True
+    return False
+
+
+def recursion_sides(code: JsCode, *, both: bool) -> JsPlace | None:
+    """A function partitioning around a pivot (itself or through a helper it calls) and
+    recursing on both sides (`both`) or on one side only."""
+    partitioners = {f.name for f in code.functions() if f.name and _pivots(f)}
     for function in code.functions():
+        recursion = self_calls(function)
         body = function.body
-        if (
-            body is not None
-            and len(self_calls(function)) >= 2
-            and "pivot" in flat(function.module, body).lower()
-        ):
+        if not recursion or body is None:
+            continue
+        called = {callee_name(c) for c in function.module.nodes("call_expression", within=body)}
+        if function.name not in partitioners and not (called & partitioners):
+            continue
+        pairs = [(a, b) for i, a in enumerate(recursion) for b in recursion[i + 1 :]]
+        if any(not exclusive(a, b) for a, b in pairs) == both:
             return function.module, function.node
     return None
+
+
+def quicksort(code: JsCode) -> Judgement:
+    """Partition around a pivot (compared with the elements, in the function or a
+    helper) and recursion on both sides."""
+    quick = recursion_sides(code, both=True)
+    if quick:
+        return found(
+            f"partitions around a pivot and recurses on both sides ({where(quick)})", quick
+        )
+    split = _splits(code)
+    if split and _merges(code):
+        return missing(
+            f"no pivot: {split[0]} and a merge ({where(split[1])}): that is merge sort", split[1]
+        )
+    one_side = recursion_sides(code, both=False)
+    if one_side:
+        return missing(
+            f"partitions around a pivot but recurses into one side only ({where(one_side)}): "
+            "that is quickselect",
+            one_side,
+        )
+    return _without(code, "quicksort", "partition around a pivot with recursion on both sides")
 
 
 def merge_sort(code: JsCode) -> Judgement:
@@ -305,7 +382,7 @@ def merge_sort(code: JsCode) -> Judgement:
                 library,
             )
         return missing(f"{split[0]} ({where(split[1])}) but no merge of two sorted runs", split[1])
-    pivot = _pivot(code)
+    pivot = recursion_sides(code, both=True)
     if pivot:
         return missing(f"partitions around a pivot ({where(pivot)}): that is quicksort", pivot)
     return _without(code, "merge sort", "recursion on halves with a merge of two sorted runs")
