@@ -56,9 +56,12 @@ class RawSqlCheck(Check):
     `$executeRaw` (and their `Unsafe` forms), or a tagged template (sql`SELECT ...`).
     SQL built out of sight counts when it is passed to Prisma's or Knex's raw methods or
     to a database object the code made (`new Pool()`, `new Sequelize()`, `new
-    DataSource()`, `knex({...})`, followed through the project's imports: `import
-    sequelize from "../config/database.js"`). A JS/TS module is named by its path in a
-    scope (`exclude-modules: [src.repositories]` leaves `src/repositories/` out).
+    DataSource()`, `knex({...})`, `new DatabaseSync()` of `node:sqlite`, followed through
+    the project's imports: `import sequelize from "../config/database.js"`), and such a
+    handle (a Knex instance's fragments aside) runs whatever text it is given, a statement
+    or not (`db.exec("VACUUM INTO 'backup.db'")`), as Python's raw connections do. Typed
+    calls count alike (`await pool.query<UserRow>(sql)`). A JS/TS module is named by its
+    path in a scope (`exclude-modules: [src.repositories]` leaves `src/repositories/` out).
 
     To allow raw SQL in some modules (the repositories, migrations, which run raw SQL by
     design), scope the constraint. Each evaluation parses at most half a million
@@ -252,6 +255,23 @@ class RawSqlCheck(Check):
             """,
             language="typescript",
             message="raw SQL `SELECT ... FROM posts` in a template tagged `prisma.$queryRaw`",
+        ),
+        Sample(  # a typed query, awaited; a driver's handle runs any text it is given
+            """
+            import Database from "better-sqlite3";
+            import { Pool } from "pg";
+            const pool = new Pool();
+            const cache = new Database("cache.db");
+
+            export async function emails(): Promise<string[]> {
+              const { rows } = await pool.query<{ email: string }>("SELECT email FROM users");
+              cache.exec("VACUUM INTO 'backup.db'");
+              return rows.map((row) => row.email);
+            }
+            """,
+            language="typescript",
+            message="raw SQL `SELECT ... FROM users` passed to `pool.query`",
+            line=7,
         ),
     )
 

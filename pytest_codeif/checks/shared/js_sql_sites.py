@@ -22,9 +22,11 @@ Executors:
   text given is an SQL statement (parsed by sqlglot: `sql_text.SqlParser`): an
   `app.get("/users")` or a `Map.get("key")` is no SQL.
 
-As for Python, a literal that is no statement passed to an always-raw executor is a
-fragment (`knex.raw("now()")`, `whereRaw("age > ?")`): it does not count; SQL built
-where it cannot be followed (a parameter) counts on always-raw executors and handles.
+As for Python, a literal that is no statement passed to an always-raw executor or to
+a Knex instance's `raw` is a fragment (`knex.raw("now()")`, `whereRaw("age > ?")`): it
+does not count; a driver's, Sequelize's or TypeORM's handle runs whatever text it is
+given (`db.exec("VACUUM INTO 'backup.db'")`), and SQL built where it cannot be followed
+(a parameter) counts on always-raw executors and handles.
 """
 
 from __future__ import annotations
@@ -33,7 +35,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
-from pytest_codeif.checks.shared.js_code import JsCode, JsModuleCode, JsText, made, made_by
+from pytest_codeif.checks.shared.js_code import (
+    JsCode,
+    JsModuleCode,
+    JsText,
+    literal,
+    made,
+    made_by,
+)
 from pytest_codeif.checks.shared.sql_text import SqlParser, SqlStatement, short
 from pytest_codeif.code.js_tree import JsModule
 
@@ -55,6 +64,7 @@ HANDLE_MAKERS: Final[Mapping[str, str]] = {
     "better-sqlite3": "driver",
     "better-sqlite3.default": "driver",
     "sqlite.open": "driver",
+    "sqlite.DatabaseSync": "driver",  # Node's own `node:sqlite`
     "postgres": "driver",
     "sequelize": "sequelize",
     "sequelize.Sequelize": "sequelize",
@@ -131,6 +141,8 @@ class JsRawSql:
     argument: str | None
     #: The SQL is a tagged template's (sql`SELECT ...`), not an argument.
     tagged: bool = False
+    #: A literal that is no statement a handle runs all the same, shown as written.
+    text: str | None = None
 
     @property
     def line(self) -> int:
@@ -139,6 +151,8 @@ class JsRawSql:
     def describe(self) -> str:
         if self.statement is not None:
             what = f"raw SQL `{self.statement.describe()}`"
+        elif self.text is not None:
+            what = f"raw SQL `{short(self.text)}`"
         elif self.argument is not None:
             what = f"SQL built at runtime (`{short(self.argument)}`)"
         else:
@@ -203,7 +217,7 @@ class Handles:
             elif kind == "member_expression":
                 node = node.field("object")
             elif kind == "call_expression":
-                callee = node.field("function")
+                callee = callee_of(node)
                 prop = callee.field("property") if callee is not None else None
                 if prop is None or prop.text() not in _HANDLE_FROM_HANDLE:
                     return None
@@ -253,7 +267,7 @@ def _module_sites(
     module: JsModuleCode, text: JsText, handles: Handles, parser: SqlParser
 ) -> Iterator[JsRawSql]:
     for call in module.module.nodes("call_expression"):
-        callee = call.field("function")
+        callee = callee_of(call)
         arguments = call.field("arguments")
         if callee is None or arguments is None:
             continue
@@ -263,6 +277,7 @@ def _module_sites(
         name = method.text() if method is not None else None
         always = name in ALWAYS_RAW
         on_handle = False
+        kind: str | None = None
         if name is not None and not always:
             kind = handles.kind(module, callee.field("object"))
             on_handle = kind is not None and name in RAW_ON_HANDLE[kind]
@@ -270,12 +285,29 @@ def _module_sites(
             continue
         built = text.text(module, argument) if argument is not None else None
         statement = parser.statement(built)
-        fragment = built is not None and statement is None
+        # Text that is no statement is a fragment only where fragments are written
+        # (`knex.raw("now()")`, `whereRaw("age > ?")`); a driver's, Sequelize's or
+        # TypeORM's handle runs whatever it is given (`db.exec("VACUUM INTO 'b.db'")`),
+        # as Python's raw connections do.
+        fragment = built is not None and statement is None and (always or kind == "knex")
         if statement is None and (not (always or on_handle) or fragment):
             continue
         label = module.module.snippet(callee, _SNIPPET)
         source = module.module.snippet(argument, _SNIPPET) if argument is not None else None
-        yield JsRawSql(module.module, call, label, statement, source, tagged)
+        shown = built if statement is None and argument is not None and literal(argument) else None
+        yield JsRawSql(module.module, call, label, statement, source, tagged, shown)
+
+
+def callee_of(call: SgNode) -> SgNode | None:
+    """What `call` calls. tree-sitter-typescript reads `await pool.query<Row>(sql)` (an
+    await of a call with type arguments) as a call of `await pool.query`: the callee is
+    then the awaited expression (a callee that is an await otherwise needs parentheses,
+    which leave a `parenthesized_expression`)."""
+    callee = call.field("function")
+    if callee is not None and callee.kind() == "await_expression":
+        inner = callee.named_children()
+        return inner[-1] if inner else None
+    return callee
 
 
 def _first(arguments: SgNode) -> SgNode | None:
