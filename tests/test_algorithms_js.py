@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 import yaml
 
+from pytest_codeif import Sample
+from pytest_codeif.checks.named_algorithm import NamedAlgorithmCheck
 from pytest_codeif.checks.named_algorithm.catalogue import lookup, names
 from pytest_codeif.checks.named_algorithm.described import binary_lifting, bloom_filter
 from pytest_codeif.checks.named_algorithm.facts import js_facts, normalised, python_facts
@@ -24,6 +26,7 @@ from pytest_codeif.checks.shared.js_algorithms_parts import JsCode
 from pytest_codeif.code.cst import ParsedModule
 from pytest_codeif.code.js_tree import JsModule
 from pytest_codeif.code.unit import SourceFile
+from pytest_codeif.testing import sample_verdict
 from tests.conftest import CORPUS
 
 
@@ -362,3 +365,23 @@ def test_corpus_js_algorithm_responses_agree_with_the_hand_labels(
         )
     }
     assert len(verdicts) == 54 and not wrong
+
+
+def test_python_and_js_together(tmp_path: Path) -> None:
+    merge_sort = (
+        "function sort(xs) {\n  if (xs.length < 2) return xs;\n"
+        "  const mid = xs.length >> 1;\n"
+        "  const l = sort(xs.slice(0, mid)), r = sort(xs.slice(mid));\n"
+        "  const out = [];\n  while (l.length && r.length) {\n"
+        "    if (l[0] <= r[0]) out.push(l.shift());\n    else out.push(r.shift());\n  }\n"
+        "  return [...out, ...l, ...r];\n}\n"
+    )
+    files = {"helpers.py": "def total(xs):\n    return sum(xs)\n", "sort.js": merge_sort}
+    # Found in either language: the JS merge sort counts beside unrelated Python.
+    merge = sample_verdict(NamedAlgorithmCheck, Sample(files, {"name": "merge-sort"}), tmp_path)
+    assert merge.status == "satisfied"
+    # An algorithm not read in JS/TS yet: the Python verdict stands, no task error.
+    prime = sample_verdict(
+        NamedAlgorithmCheck, Sample(files, {"name": "miller-rabin"}), tmp_path / "prime"
+    )
+    assert prime.status == "violated"

@@ -152,8 +152,9 @@ class NamedAlgorithmCheck(Check):
             raise Undecidable(
                 "too-large", f"the code is nested too deeply to recognise {recogniser.title}"
             ) from None
-        if not judgement.found and js and not function:
-            # Python and JS/TS together: the algorithm found in either language counts.
+        if not judgement.found and js and not function and js_reader(recogniser.name):
+            # Python and JS/TS together: the algorithm found in either language counts
+            # (where it is read in JS/TS at all; the Python verdict stands otherwise).
             other = self._judge_js(recogniser, [(m, None) for m in js])
             if other.found:
                 judgement = other
