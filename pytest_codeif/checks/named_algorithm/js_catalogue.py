@@ -319,6 +319,22 @@ function shortest(graph, start) {
   return dist;
 }
 """
+_SPFA = """
+function shortest(graph, start) {
+  const dist = { [start]: 0 };
+  const queue = [start];
+  while (queue.length) {
+    const u = queue.shift();
+    for (const [v, w] of graph[u]) {
+      if (dist[v] === undefined || dist[u] + w < dist[v]) {
+        dist[v] = dist[u] + w;
+        queue.push(v);
+      }
+    }
+  }
+  return dist;
+}
+"""
 _KRUSKAL = """
 function mst(n, edges) {
   const parent = Array.from({ length: n }, (_, i) => i);
@@ -733,6 +749,16 @@ READERS: Final = (
         js_graphs.dfs,
         (_js(_DFS_STACK), _ts(_DFS_TS)),
         (_js(_BFS, "breadth-first"), _ts(_BFS_TS, "breadth-first")),
+    ),
+    JsReader(
+        "dijkstra",
+        js_graphs.dijkstra,
+        (_js(_DIJKSTRA_QUEUE), _ts(_DIJKSTRA_TS)),
+        (
+            _js(_PRIM, "that is Prim"),
+            _ts(_PRIM_TS, "that is Prim"),
+            _js(_SPFA, "takes nodes in FIFO order"),
+        ),
     ),
     JsReader(
         "prim",

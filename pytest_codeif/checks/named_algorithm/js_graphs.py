@@ -402,3 +402,72 @@ def dfs(code: JsCode) -> Judgement:
             breadth[1],
         )
     return missing("no recursion into neighbours and no loop over a stack")
+
+
+#: Methods of a priority queue that take its smallest entry out (not a FIFO's `shift`).
+PRIORITY_POPS: Final = frozenset(
+    {"dequeue", "extractMin", "extract", "poll", "heappop", "popMin", "deleteMin", "removeMin"}
+)
+
+
+def _nearest(code: JsCode) -> JsPlace | None:
+    """The nearest unsettled node picked each round: a priority queue's pop
+    (`dequeue()`, `extractMin()`...), `shift()`/`pop()` of a queue the same loop sorts,
+    or a scan for the smallest distance outside the settled set."""
+    for module, call, _ in _popped(code):
+        name = member_name(call)
+        loop = enclosing_loops(call)[-1]
+        sorted_here = any(
+            member_name(c) == "sort" for c in module.nodes("call_expression", within=loop)
+        )
+        if name in PRIORITY_POPS or (name in ("shift", "pop") and sorted_here):
+            return module, call
+    return _smallest_scan(code)
+
+
+def dijkstra(code: JsCode) -> Judgement:
+    """The nearest unsettled node picked each round (a priority queue, a queue kept
+    sorted, or a scan for the smallest distance) and the distances through it relaxed
+    (`if (d + w < dist[v]) dist[v] = d + w`)."""
+    nearest = _nearest(code)
+    relax = _key_updates(code, summed=True)
+    if nearest and relax:
+        return found(
+            f"picks the nearest node (`{shown(*nearest)}`, {where(nearest)}) and relaxes "
+            f"distances through it ({where(relax[0][0])})",
+            relax[0][0],
+        )
+    if relax:
+        for module, loop in code.nodes("while_statement", "do_statement"):
+            taken = _takes(module, loop, front=True)
+            if taken is not None and within(loop, relax[0][0][1]):
+                return missing(
+                    f"relaxes distances ({where(relax[0][0])}) but takes nodes in FIFO order "
+                    f"from a plain queue (`{shown(module, taken)}`, {where((module, taken))}), "
+                    "not the nearest first",
+                    (module, taken),
+                )
+        return missing(
+            f"relaxes distances ({where(relax[0][0])}) but never picks the nearest node first "
+            "(no priority queue or smallest-distance scan): that is Bellman-Ford's repeated "
+            "relaxation",
+            relax[0][0],
+        )
+    grown = _grown_from_queue(code)
+    if grown:
+        return missing(
+            f"queues edges by their own weight ({where(grown)}), not distances summed along "
+            "paths: that is Prim",
+            grown,
+        )
+    keys = _key_updates(code, summed=False)
+    if nearest and keys:
+        return missing(
+            f"lowers keys to single edge weights ({where(keys[0][0])}), not distances summed "
+            "along paths: that is Prim",
+            keys[0][0],
+        )
+    return missing(
+        "no nearest node picked each round with the distances through it relaxed "
+        "(if (dist[u] + w < dist[v]) dist[v] = dist[u] + w)"
+    )
