@@ -56,8 +56,10 @@ class NamingCheck(Check):
 
     JavaScript and TypeScript: the same kinds and options, read the language's way
     (`checks/shared/js_naming.py`): classes, interfaces and enums are `class`; a
-    variable bound to a function or arrow function is a `function`; a class's methods
-    are `method` (`constructor` aside); a module-level name spelt UPPER_CASE, or a
+    variable bound to a function or arrow function is a `function`, and so is a
+    CommonJS export bound to one (`exports.getUser = async (req, res) => ...`); a
+    class's methods are `method` (`constructor` aside), an object literal's keys are
+    not judged (an API often imposes them); a module-level name spelt UPPER_CASE, or a
     module-level `const` bound to a literal, is a `constant`; `this.x = ...` and class
     fields are `attribute`; TypeScript's `<T>` and `type X = ...` are `type-variable`
     and `type-alias`. A private name's `#` and a leading or trailing `$` are no part of
@@ -183,6 +185,18 @@ class NamingCheck(Check):
             language="javascript",
             message="function `save_data` does not follow camelCase",
             line=3,
+        ),
+        Sample(  # a CommonJS controller's exported handlers
+            """
+            const userService = require("../services/user.service");
+
+            exports.getUser = async (req, res) => res.json(await userService.find(req.params.id));
+            exports.delete_user = async (req, res) => res.sendStatus(204);
+            """,
+            {"function": "camelCase"},
+            language="javascript",
+            message="function `delete_user` does not follow camelCase",
+            line=4,
         ),
         Sample(
             "interface user_shape {\n  id: number;\n}\nexport const maxUsers = 10;\n",

@@ -5,8 +5,10 @@ Kinds in JS/TS:
 
 - `class`: classes (declared, or a class expression's own name), and TypeScript's
   interfaces and enums, which the language's conventions name as classes;
-- `function`: function declarations, a named function expression's own name, and a
-  variable bound to a function or arrow function (`const loadData = () => ...`);
+- `function`: function declarations, a named function expression's own name, a
+  variable bound to a function or arrow function (`const loadData = () => ...`), and a
+  CommonJS export bound to one (`exports.loadData = async (req, res) => ...`,
+  `module.exports.loadData = function () {...}`), the module's function by that name;
 - `method`: a class's methods, getters and setters (`constructor` aside: the language
   imposes it); an object literal's keys are not judged (an API often imposes them);
 - `argument`: parameters (with a default, rest parameters, TypeScript's parameter
@@ -47,6 +49,7 @@ _FUNCTION_VALUES: Final = frozenset(
 _LITERALS: Final = frozenset({"number", "string", "true", "false", "null", "undefined"})
 _TOP: Final = frozenset({"program", "export_statement"})
 _PARAMETER_LISTS: Final = frozenset({"formal_parameters"})
+_EXPORTS: Final = frozenset({"exports", "module.exports"})
 
 
 def named_js_things(module: JsModule) -> Iterator[tuple[str, SgNode]]:
@@ -78,6 +81,7 @@ def named_js_things(module: JsModule) -> Iterator[tuple[str, SgNode]]:
             yield "method", name
     yield from _parameters(module)
     yield from _declared(module)
+    yield from _exported(module)
     yield from _patterns(module)
     yield from _attributes(module)
 
@@ -136,6 +140,24 @@ def _declared(module: JsModule) -> Iterator[tuple[str, SgNode]]:
         param = clause.field("parameter")
         if param is not None and param.kind() == "identifier":
             yield "variable", param
+
+
+def _exported(module: JsModule) -> Iterator[tuple[str, SgNode]]:
+    """CommonJS exports bound to a function (`exports.x = () => ...`): CommonJS's way to
+    define a module's function, as `export function x` is an ES module's."""
+    for assignment in module.nodes("assignment_expression"):
+        left, right = assignment.field("left"), assignment.field("right")
+        if left is None or right is None or left.kind() != "member_expression":
+            continue
+        target, prop = left.field("object"), left.field("property")
+        if (
+            target is not None
+            and target.text() in _EXPORTS
+            and prop is not None
+            and prop.kind() == "property_identifier"
+            and right.kind() in _FUNCTION_VALUES
+        ):
+            yield "function", prop
 
 
 def _patterns(module: JsModule) -> Iterator[tuple[str, SgNode]]:
