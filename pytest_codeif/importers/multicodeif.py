@@ -19,6 +19,7 @@ from typing import Any, Final
 from pytest_codeif.checks.framework import FRAMEWORKS
 from pytest_codeif.checks.named_algorithm.catalogue import lookup as lookup_algorithm
 from pytest_codeif.checks.named_algorithm.catalogue import names_technique
+from pytest_codeif.checks.named_algorithm.js_catalogue import js_reader
 from pytest_codeif.code.extract import extract_code, extract_python
 from pytest_codeif.code.languages import language as language_named
 from pytest_codeif.functional.growth import canonical
@@ -604,9 +605,23 @@ _MAPPERS: Final[dict[str, Callable[[TaskRecord, Mapped], None]]] = {
 
 #: Mappers whose reading is the same in every language: a complexity class is measured on
 #: inputs grown from the tests, whatever runs them.
+def _algorithm_js(r: TaskRecord, out: Mapped) -> None:
+    """As `_algorithm`, except that a named algorithm `named-algorithm` does not read in
+    JavaScript or TypeScript yet stays unmapped (asked of JS/TS code it is a task error)."""
+    named = None if _ALGORITHMS.get(r.answer.strip().lower()) else lookup_algorithm(r.answer)
+    if named is not None and js_reader(named.name) is None:
+        raise Unmapped(
+            f"algorithm {r.answer.strip()!r} ({named.name}): `named-algorithm` does not read "
+            "it in JavaScript or TypeScript yet"
+        )
+    _algorithm(r, out)
+
+
+#: Mappers whose reading holds in JavaScript and TypeScript as in Python.
 _LANGUAGE_FREE: Final[dict[str, Callable[[TaskRecord, Mapped], None]]] = {
     "algorithm_time_complexity": _complexity,
     "algorithm_space_complexity": _complexity,
+    "algorithm_type": _algorithm_js,
 }
 
 

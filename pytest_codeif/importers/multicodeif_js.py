@@ -287,13 +287,6 @@ def _exemplar(r: TaskRecord, out: Mapped, language: str) -> None:
     out.constraints.append(options)
 
 
-def _not_yet(why: str) -> Callable[[TaskRecord, Mapped, str], None]:
-    def mapper(r: TaskRecord, out: Mapped, language: str) -> None:
-        raise Unmapped(why)
-
-    return mapper
-
-
 def _requirements(r: TaskRecord, out: Mapped, language: str) -> None:
     """A scenario or a code-quality prompt: the Node frameworks and npm libraries it names
     in so many words (`Express`, `socket.io`); the rest of it is not decided here."""
@@ -405,7 +398,6 @@ _MAPPERS: Final[dict[str, Callable[[TaskRecord, Mapped, str], None]]] = {
     "non_functional_requirements": _requirements,
     "code_convention_brace_block_formatting": _braces,
     "code_convention_indentation_spacing": _indentation,
-    "algorithm_type": _not_yet("algorithms: `algorithm` and `named-algorithm` read Python only"),
     "code_contextual": _context,
     "example": _exemplar,
 }
