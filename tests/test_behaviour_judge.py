@@ -130,6 +130,17 @@ def test_service_not_ready_is_said_on_each_failure_and_its_log_kept() -> None:
     assert "characters cut" in behaved.service_log
 
 
+def test_a_service_that_ended_while_the_cases_ran_is_said_in_its_log() -> None:
+    behaviour = Behaviour(SERVICE, None, (_http(status=200),))
+    ok = {"step": 0, "status": 200, "headers": [], "body": ""}
+    crashed = _run(READY, ok, {"service_end": {"exited": 3, "log": "serving"}}, {"done": True})
+    log = judge(behaviour, crashed, 10.0).service_log
+    assert log == "(the service exited with status 3 while the cases ran)\nserving"
+    # Killed by the stage at the end (no status): its log alone.
+    killed = _run(READY, ok, {"service_end": {"exited": None, "log": "serving"}}, {"done": True})
+    assert judge(behaviour, killed, 10.0).service_log == "serving"
+
+
 @pytest.mark.parametrize(
     ("status", "said"),
     [

@@ -398,10 +398,12 @@ def test_a_service_that_dies_mid_run_counts_as_outside(
     shutil.copytree(project, pytester.path / project.name)
     copy_fixture(pytester, COLLECTION)
     write_tasks(pytester, [service_task("conduit", project.name)])
-    _, judged, _ = judge(pytester)
+    _, judged, text = judge(pytester)
     assert judged["conduit"].counts == outside
     refused = [c for c in judged["conduit"].cases if "got no response" in c["message"]]
     assert refused, judged["conduit"].cases
+    # Its log says nothing of the crash (os._exit): the evidence says it ended.
+    assert "the service exited with status 3 while the cases ran" in text
 
 
 @needs_bwrap

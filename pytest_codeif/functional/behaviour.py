@@ -295,6 +295,11 @@ def judge(
     log = None
     if service is not None or service_end is not None:
         log = _log(service_end if service_end is not None else service)
+        ended = service_end.get("exited") if service_end is not None else None
+        if service is not None and service.get("ready") and type(ended) is int:
+            # It ended by itself after it was ready (one the stage killed tells no
+            # status): a crash mid-run, which its log may not say (os._exit, a signal).
+            log = f"(the service exited with status {ended} while the cases ran)\n{log}"
     return BehaviourRun(results, log)
 
 
