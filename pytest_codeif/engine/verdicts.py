@@ -196,9 +196,13 @@ def _no_file_in_languages(
 ) -> str:
     written = ", ".join(sorted(unit.languages))
     judged = ", ".join(sorted(languages))
+    judges = f"check {constraint.check_name!r} judges {judged} code"
+    scope = constraint.scope.describe()
+    if not scope:  # the whole code: no empty `()` where a scope would be named
+        return f"{judges}, and the code is written in {written}"
     return (
-        f"check {constraint.check_name!r} judges {judged} code, and the constraint's scope "
-        f"({constraint.scope.describe()}) holds none: the code is written in {written}"
+        f"{judges}, and the constraint's scope ({scope}) holds none: "
+        f"the code is written in {written}"
     )
 
 
