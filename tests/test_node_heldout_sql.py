@@ -7,7 +7,8 @@ findings (file, line, message) asserted and nothing else.
 - Text a driver's handle runs that sqlglot reads no statement in
   (`db.exec("VACUUM INTO 'backup.db'")`, or built around a parameter) was taken for a
   fragment, as `knex.raw("now()")` is; Python's raw connections report it.
-- Node's own `node:sqlite` (`new DatabaseSync()`) made no handle.
+- Node's own `node:sqlite` (`new DatabaseSync()`) made no handle, and `db-drivers`
+  named it `sqlite`, an npm package's name.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ def judged(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, dict
                 "id": "typed_pg",
                 "directory": "typed_pg",
                 "constraints": [
-                    {"id": "raw-sql", "check": "raw-sql", "exclude-files": ["src/db/**"]}
+                    {"id": "raw-sql", "check": "raw-sql", "exclude-files": ["src/db/**"]},
+                    {"id": "db-drivers", "check": "db-drivers"},
                 ],
             },
             {
@@ -109,3 +111,13 @@ def test_typed_awaited_query_on_an_imported_sequelize(
         outcome = judged["typed_sequelize"][check]
         assert outcome["status"] == "violated", check
         assert _findings(outcome, "typed_sequelize") == expected, check
+
+
+def test_node_sqlite_is_named_as_written(judged: dict[str, dict[str, dict[str, Any]]]) -> None:
+    advice = "; reach the database through the ORM or the data-access layer"
+    outcome = judged["typed_pg"]["db-drivers"]
+    assert _findings(outcome, "typed_pg") == {
+        ("src/db/pool.ts", 1, "imports the database driver `pg` (PostgreSQL)" + advice),
+        ("src/db/cache.ts", 1, "imports the database driver `better-sqlite3` (SQLite)" + advice),
+        ("src/db/cache.ts", 2, "imports the database driver `node:sqlite` (SQLite)" + advice),
+    }

@@ -103,7 +103,10 @@ def js_driver_imports(module: JsModule, extra: Iterable[str] = ()) -> Iterator[J
         for name in names:
             if js_imports_module(site.specifier, name) and site.line not in seen:
                 seen.add(site.line)
-                yield JsDriverImport(name, JS_DRIVERS.get(name), module.relpath, site.line)
+                # `node:sqlite` is Node's own SQLite, `sqlite` an npm package: name it
+                # as written (Node has it only under its `node:` name).
+                shown = site.specifier if site.specifier.startswith("node:") else name
+                yield JsDriverImport(shown, JS_DRIVERS.get(name), module.relpath, site.line)
                 break
 
 
