@@ -21,10 +21,10 @@ the older `tests["name"] = ...`, both of which Newman counts), each counted once
 request it runs after (a collection's or a folder's script runs after each request
 under it). A script that asserts in a loop or under a condition makes Newman's own
 count differ: this is the count of a run where each assertion runs once, at least one.
-A collection that ran counts the more of what it gave and that count: a test script
-that threw, or a request that got no answer, stops the assertions after it, and a
-failing service must not shrink the total (a run where every script runs to its end
-gives Newman's own count).
+A collection that ran counts what Newman counted, its assertions (passed, failed or
+skipped), as the benchmark's A% does: a test script that threw and a run that ended
+badly are failed cases of the task, but no assertions (a script that threw also stops
+the assertions after it, which Newman then does not count either).
 """
 
 from __future__ import annotations
@@ -90,13 +90,23 @@ def assertion_total(task: Task, cases: Sequence[CaseEntry]) -> int:
         if asked and _never_ran(found, asked):
             total += sum(count() for _, _, count in asked)
         elif line in newman_lines and asked:
-            # A collection counts at least the assertions its scripts hold: a script that
-            # threw (a body that is not JSON) or a request that got no answer stops the
-            # assertions after it, and they must not leave the total.
-            total += max(len(found), sum(count() for _, _, count in asked))
+            names = {label for _, label, _ in asked}
+            total += sum(1 for c in found if not _newman_failure(c["label"], names))
         else:
             total += len(found)
     return total
+
+
+#: Where Newman's failures outside assertions come from (`at` of its report): a case
+#: labelled `name > request > at` is a script that threw, not an assertion.
+_SCRIPT_PLACES: Final = (" > test-script", " > prerequest-script")
+
+
+def _newman_failure(label: str, names: set[str]) -> bool:
+    """A case of a Newman run that is no assertion of Newman's: a script that threw
+    (see `_SCRIPT_PLACES`), or the run's own failure (`name > run`, `name`)."""
+    runs = {f"{name} > run" for name in names}
+    return label in names or label in runs or label.endswith(_SCRIPT_PLACES)
 
 
 def _never_ran(found: Iterable[CaseEntry], asked: Iterable[_Unit]) -> bool:
