@@ -412,8 +412,9 @@ def test_a_run_sh_without_its_executable_bit_runs_as_the_benchmark_runs_it(
     pytester: pytest.Pytester,
 ) -> None:
     """An agent's run.sh often lacks its executable bit; Constraint Decay's pipeline runs
-    `chmod +x run.sh` before `./run.sh`. `run: ./run.sh` then fails, saying why;
-    `run: chmod +x run.sh && ./run.sh` (the copy is writable) runs it."""
+    `chmod +x run.sh` before `./run.sh`, and so does the stage, on its copy, saying so in
+    the service's log; `run: chmod +x run.sh && ./run.sh` does the same. A `files` check
+    (`executable: [run.sh]`) is how a task asks for the bit itself."""
     project = copy_fixture(pytester, SERVICES / "conduit_stdlib_sqlite")
     (project / "run.sh").chmod(0o644)
     copy_fixture(pytester, COLLECTION)
@@ -422,10 +423,7 @@ def test_a_run_sh_without_its_executable_bit_runs_as_the_benchmark_runs_it(
     write_tasks(pytester, [as_is, chmod])
     _, judged, _ = judge(pytester)
     assert judged["chmod"].counts == Counts(COLLECTION_TOTAL, COLLECTION_TOTAL)
-    assert judged["as-is"].counts == Counts(0, COLLECTION_TOTAL)
-    [case] = judged["as-is"].cases
-    assert "exited with status 126" in case["message"]
-    assert "chmod +x run.sh" in case["message"]
+    assert judged["as-is"].counts == Counts(COLLECTION_TOTAL, COLLECTION_TOTAL)
     assert not os.access(project / "run.sh", os.X_OK)  # the code folder is never changed
 
 

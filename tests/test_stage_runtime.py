@@ -253,12 +253,23 @@ def test_a_service_that_exits(tmp_path: Path) -> None:
 
 
 @needs_bwrap
+def test_a_run_sh_without_its_executable_bit_gets_it_on_the_copy(tmp_path: Path) -> None:
+    """As the benchmarks' `chmod +x run.sh`: the copy's script gets its bit, the log says
+    so."""
+    plan = service_plan([], argv=["/bin/sh", "-c", "./run.sh --port 1"])
+    _, records = run(tmp_path, plan, {"app.py": b"", "run.sh": b"#!/bin/sh\necho hi\n"})
+    log = first(records, "service")["log"]
+    assert "[codeif] ./run.sh had no executable bit: set on the copy" in log
+    assert "hi" in log
+
+
+@needs_bwrap
 def test_a_service_that_cannot_start_is_said_in_its_log(tmp_path: Path) -> None:
-    plan = service_plan([], argv=["./run.sh"])
+    plan = service_plan([], argv=["./start.sh"])
     _, records = run(tmp_path, plan, {"app.py": b"", "run.sh": b"#!/bin/sh\necho hi\n"})
     service = first(records, "service")
-    assert service["exited"] == 127  # not executable: the stage says so in the log
-    assert "cannot run './run.sh'" in service["log"]
+    assert service["exited"] == 127  # no such file: the stage says so in the log
+    assert "cannot run './start.sh'" in service["log"]
 
 
 #: The hostile service: it looks for the stage and its other children from inside its

@@ -39,7 +39,7 @@ from types import ModuleType
 
 TYPE_CHECKING = False  # typing itself is not imported: the stage starts without it
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping
+    from collections.abc import Callable, Iterator, Mapping, Sequence
     from typing import Any, Final
 
     from pytest_codeif.functional import stage_http as http
@@ -244,6 +244,32 @@ class Stage:
         self.spawner.as_run_user(work, limit=0, timeout=HELPER_SECONDS)
         return folder
 
+    def mark_executable(self, folder: str, argv: Sequence[str]) -> str | None:
+        """Give the script a service starts with (`./run.sh`, alone or first in a shell
+        command) its executable bit on the copy, where it lacks one: the benchmarks run
+        `chmod +x run.sh` before `./run.sh`, and an agent's files often come without it.
+        Only a regular file right in the folder (never a link), as the run's user, who
+        may do as much; its name, or None when nothing was set."""
+        words = argv[2].split() if list(argv[:2]) == ["/bin/sh", "-c"] and len(argv) > 2 else argv
+        first = words[0] if words else ""
+        name = first[2:]
+        if not first.startswith("./") or not name or "/" in name or name in (".", ".."):
+            return None
+        path = os.path.join(folder, name)
+
+        def work() -> bytes:
+            info = os.lstat(path)
+            if not stat.S_ISREG(info.st_mode) or info.st_mode & stat.S_IXUSR:
+                return b""
+            os.chmod(path, stat.S_IMODE(info.st_mode) | stat.S_IXUSR)
+            return b"set"
+
+        try:
+            done = self.spawner.as_run_user(work, limit=16, timeout=HELPER_SECONDS)
+        except OSError:
+            return None  # no such file: the shell will say so, as it would there
+        return first if done == b"set" else None
+
     def make_folder(self, name: str, files: Mapping[str, bytes]) -> str:
         """A fresh folder of the run's user holding `files` (name -> content)."""
         folder = os.path.join(self.users, name)
@@ -399,7 +425,11 @@ class Stage:
         env = {**self.env, **own}
         folder = self.copy_code("service")
         argv = [str(a) for a in spec["argv"]]
+        marked = self.mark_executable(folder, argv)
         with _log_file(log_path) as log:
+            if marked:
+                note = f"[codeif] {marked} had no executable bit: set on the copy, as "
+                os.write(log, f"{note}Constraint Decay's `chmod +x {marked}` does\n".encode())
             job = spawn.Job(
                 argv, env, folder, stdout=log, stderr=log, memory=self.large_memory, linger=True
             )
