@@ -11,34 +11,17 @@ import libcst as cst
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample, Undecidable
 from pytest_codeif.checks.shared.config_urls import file_kind, file_urls
+from pytest_codeif.checks.shared.db_urls import URL_HEAD, URL_SCHEMES
 from pytest_codeif.checks.shared.drivers import DATABASE_NAMES, driver_imports
 from pytest_codeif.checks.shared.import_sites import import_sites, imports_module
+from pytest_codeif.checks.shared.js_database import js_database_use, js_evidence, prisma_evidence
 from pytest_codeif.checks.shared.left_out import left_out_notes
 from pytest_codeif.checks.shared.orm_models import Models
 from pytest_codeif.code.cst import ParsedModule
+from pytest_codeif.code.js_tree import JsModule
 
-#: URL schemes (SQLAlchemy's, dj-database-url's, libpq's) and the database each names.
-_SCHEMES: Final = {
-    "sqlite": "sqlite",
-    "sqlite3": "sqlite",
-    "spatialite": "sqlite",
-    "postgresql": "postgresql",
-    "postgres": "postgresql",
-    "pgsql": "postgresql",
-    "postgis": "postgresql",
-    "mysql": "mysql",
-    "mariadb": "mysql",
-    "mysqlgis": "mysql",
-    "oracle": "oracle",
-    "mssql": "mssql",
-    "sqlserver": "mssql",
-    "cockroachdb": "cockroachdb",
-    "duckdb": "duckdb",
-    "db2": "db2",
-    "ibm_db_sa": "db2",
-    "mongodb": "mongodb",
-}
-_URL = re.compile(r"\s*(?P<scheme>[A-Za-z][A-Za-z0-9_]*)(?:\+(?P<driver>[A-Za-z0-9_]+))?://")
+_SCHEMES: Final = URL_SCHEMES
+_URL: Final = URL_HEAD
 _DRIVER_NAME = re.compile(r"(?P<scheme>[A-Za-z][A-Za-z0-9_]*)(?:\+(?P<driver>[A-Za-z0-9_]+))?")
 #: Django's `ENGINE` values (and GeoDjango's).
 _DJANGO_ENGINE = re.compile(r"django\.(?:contrib\.gis\.)?db\.backends\.(?P<backend>\w+)")
@@ -254,21 +237,31 @@ def file_evidence(ctx: CheckContext) -> Iterator[FileEvidence]:
                 yield FileEvidence(other.relpath, url.line, database, what)
 
 
-def _database_use(modules: list[ParsedModule]) -> tuple[ParsedModule, cst.CSTNode] | None:
-    """Where the code uses a database without naming it: an engine made from a URL
-    given elsewhere, a `DATABASES` setting, an ORM model."""
+def _database_use(modules: list[ParsedModule]) -> tuple[str, int] | None:
+    """Where the code uses a database without naming it (file, line): an engine made
+    from a URL given elsewhere, a `DATABASES` setting, an ORM model."""
     for module in modules:
         for call in module.nodes(cst.Call):
             if module.qualified(call.func) & _CONNECTS:
-                return module, call
+                return module.relpath, module.line_of(call)
         for node in module.nodes(cst.Assign):
             if any(
                 isinstance(t.target, cst.Name) and t.target.value == "DATABASES"
                 for t in node.targets
             ):
-                return module, node
+                return module.relpath, module.line_of(node)
     models = Models.of(modules).accepted(None)
-    return (models[0].module, models[0].node) if models else None
+    return (models[0].module.relpath, models[0].module.line_of(models[0].node)) if models else None
+
+
+def _js_database_use(modules: list[JsModule]) -> tuple[str, int] | None:
+    """Where JS/TS code makes a database object (`new Sequelize(process.env.URL)`,
+    `knex(config)`, `new PrismaClient()`) without naming the database."""
+    for module in modules:
+        line = js_database_use(module)
+        if line is not None:
+            return module.relpath, line
+    return None
 
 
 class DatabaseCheck(Check):
@@ -286,6 +279,23 @@ class DatabaseCheck(Check):
     targets, are not evidence: arguments of string methods (Heroku's
     `url.replace("postgres://", "postgresql://")`) and operands of comparisons.
 
+    JavaScript and TypeScript (`checks/shared/js_database.py`): connection URLs in string
+    and template literals (`postgres://...`, a template's text before its first `${...}`,
+    Sequelize's `sqlite::memory:`; a default such as `process.env.DATABASE_URL ||
+    "sqlite:..."` counts), driver imports (`pg`, `postgres`, `@neondatabase/serverless`,
+    `mysql2`, `sqlite3`, `better-sqlite3`, `node:sqlite`, `@libsql/client` as SQLite:
+    every driver `db-drivers` knows; and `mongodb`, `mongoose` as MongoDB), Drizzle's and
+    MikroORM's dialect modules (`drizzle-orm/pg-core`, `@mikro-orm/postgresql`), and ORM
+    settings in object literals: Sequelize's `dialect: "postgres"`, Knex's `client: "pg"`
+    (in a module importing `knex`, a `knexfile`, or beside `connection`), TypeORM's
+    `type: "postgres"` (in a module importing `typeorm`, an `ormconfig`, or beside
+    `entities`/`synchronize`), a default or either branch of a condition included
+    (`dialect: process.env.DIALECT ?? "sqlite"`); and a Prisma schema's `datasource`
+    `provider = "postgresql"`. Statements (`"use strict"`), string-method arguments and
+    comparison operands are not evidence, as in Python. A database object made without
+    naming one (`new Sequelize(process.env.DATABASE_URL)`, `knex(config)`, `new
+    PrismaClient()` with no schema) is a use, as `create_engine(...)` is.
+
     In a `directory:` task's other files, connection URLs (`DATABASE_URL=postgresql://...`)
     in environment files (`.env`, `.env.*`, `*.env`), scripts (`run.sh` and any `*.sh`,
     `Procfile`, `Dockerfile`), compose files' `environment:` entries
@@ -302,7 +312,8 @@ class DatabaseCheck(Check):
     `os.getenv("DATABASE_URL", "sqlite:///dev.db")` included: that is where the code
     goes when nothing is set), or when the code uses no database at all. Undecidable
     (`no-observations`): the code uses a database (`create_engine(...)`,
-    `create_async_engine`, `DATABASES`, ORM models) but names none, in the code or in
+    `create_async_engine`, `DATABASES`, ORM models; in JS/TS a Sequelize, Knex,
+    DataSource or PrismaClient made) but names none, in the code or in
     those files, because the URL comes from outside the project. Scope test settings out
     with `exclude-files`.
 
@@ -317,6 +328,7 @@ class DatabaseCheck(Check):
 
     name = "database"
     category = "Environment"
+    languages = frozenset({"python", "javascript", "typescript"})
     advice = (
         "Connect to the database the task names in every connection URL, setting and default "
         '(`os.getenv("DATABASE_URL", ...)` included), and remove the drivers and URLs of other '
@@ -380,6 +392,38 @@ class DatabaseCheck(Check):
             },
             {"is": "postgresql"},
         ),
+        Sample(  # a default URL, and a pattern given to a string method
+            """
+            const { Pool } = require("pg");
+
+            const url = process.env.DATABASE_URL || "postgres://app:secret@db:5432/app";
+            const pool = new Pool({ connectionString: url.replace("mysql://", "") });
+            module.exports = pool;
+            """,
+            {"is": "postgresql"},
+            language="javascript",
+        ),
+        Sample(
+            """
+            import { Sequelize } from "sequelize";
+
+            export const sequelize = new Sequelize({
+              dialect: "sqlite",
+              storage: process.env.SQLITE_FILE ?? "./app.sqlite",
+            });
+            """,
+            {"is": "sqlite"},
+            language="typescript",
+        ),
+        Sample(
+            {
+                "src/db.ts": 'import { PrismaClient } from "@prisma/client";\n'
+                "export const prisma = new PrismaClient();\n",
+                "prisma/schema.prisma": 'generator client {\n  provider = "prisma-client-js"\n}\n'
+                'datasource db {\n  provider = "postgresql"\n  url = env("DATABASE_URL")\n}\n',
+            },
+            {"is": "postgresql"},
+        ),
     )
     violated_by = (
         Sample(
@@ -438,6 +482,74 @@ class DatabaseCheck(Check):
             path="run.sh",
             line=2,
         ),
+        Sample(
+            """
+            const { Sequelize } = require("sequelize");
+
+            const sequelize = new Sequelize(process.env.DATABASE_URL || "sqlite::memory:");
+            module.exports = sequelize;
+            """,
+            {"is": "postgresql"},
+            language="javascript",
+            message="uses SQLite (a `sqlite:...` connection URL)",
+            line=3,
+        ),
+        Sample(
+            """
+            import Database from "better-sqlite3";
+
+            export const db = new Database("app.db");
+            """,
+            {"is": "postgresql"},
+            language="typescript",
+            message="SQLite (the SQLite driver `better-sqlite3`)",
+            line=1,
+        ),
+        Sample(
+            """
+            const knex = require("knex")({
+              client: "mysql2",
+              connection: { host: "db", user: "app", database: "app" },
+            });
+            """,
+            {"is": "postgresql"},
+            language="javascript",
+            message='MySQL (Knex\'s `client: "mysql2"`)',
+            line=2,
+        ),
+        Sample(
+            """
+            import { DataSource } from "typeorm";
+
+            export const dataSource = new DataSource({
+              type: "postgres",
+              url: `postgres://${process.env.DB_USER}@db/app`,
+              entities: [],
+            });
+            """,
+            {"is": "sqlite"},
+            language="typescript",
+            message='PostgreSQL (TypeORM\'s `type: "postgres"`)',
+            line=4,
+        ),
+        Sample(
+            {
+                "src/db.js": 'const { PrismaClient } = require("@prisma/client");\n'
+                "module.exports = new PrismaClient();\n",
+                "prisma/schema.prisma": 'datasource db {\n  provider = "sqlite"\n'
+                '  url = "file:./dev.db"\n}\n',
+            },
+            {"is": "postgresql"},
+            message='SQLite (the Prisma datasource\'s `provider = "sqlite"`)',
+            path="prisma/schema.prisma",
+            line=2,
+        ),
+        Sample(
+            "export function add(a, b) {\n  return a + b;\n}\n",
+            {"is": "sqlite"},
+            language="javascript",
+            message="no database is used",
+        ),
     )
 
     def advise(self) -> str:
@@ -457,7 +569,16 @@ class DatabaseCheck(Check):
             return f"uses {named} ({what}), but the database must be {wanted_name}"
 
         modules = ctx.modules()
+        js_modules = ctx.js_modules()
         found = [e for module in modules for e in evidence(module)]
+        in_js = [e for module in js_modules for e in js_evidence(module)]
+        in_js += [
+            e
+            for other in ctx.unit.other_files
+            if other.relpath.endswith(".prisma") and other.text is not None
+            if ctx.in_scope(other.relpath)
+            for e in prisma_evidence(other.relpath, other.text)
+        ]
         in_files = list(file_evidence(ctx))
         findings = [
             ctx.report(e.module, e.node, uses(e.database, e.what))
@@ -466,24 +587,30 @@ class DatabaseCheck(Check):
         ]
         findings += [
             ctx.finding(uses(e.database, e.what), path=e.relpath, line=e.line)
+            for e in in_js
+            if e.database != wanted
+        ]
+        findings += [
+            ctx.finding(uses(e.database, e.what), path=e.relpath, line=e.line)
             for e in in_files
             if e.database != wanted
         ]
-        if found:
+        if found or in_js:
             return findings
-        use = _database_use(modules)
+        use = _database_use(modules) or _js_database_use(js_modules)
         if use is not None and in_files:  # the URL the code reads is set beside it
             return findings
         if use is not None:
-            module, node = use
+            relpath, line = use
             raise Undecidable(
                 "no-observations",
-                f"the code uses a database ({module.relpath}:{module.line_of(node)}) but does "
-                "not say which: no connection URL, Django ENGINE, driver or dialect import "
-                "names one, in the code or in its `.env`, scripts, compose or settings "
-                "files (the URL comes from outside the project)",
+                f"the code uses a database ({relpath}:{line}) but does "
+                "not say which: no connection URL, Django ENGINE, driver, dialect import "
+                "or ORM setting names one, in the code or in its `.env`, scripts, compose "
+                "or settings files (the URL comes from outside the project)",
             )
-        path = modules[0].relpath if modules else None
+        first = modules or js_modules
+        path = first[0].relpath if first else None
         return [
             *findings,
             ctx.finding(
