@@ -78,6 +78,18 @@ def named(text: str, relpath: str = "src/db.js") -> list[tuple[int, str, str]]:
         ),
         pytest.param(
             """
+            import { Kysely, PostgresDialect } from "kysely";
+            import pgSession from "connect-pg-simple";
+            const db = new Kysely({ dialect: new PostgresDialect({ pool }) });
+            """,
+            [
+                (3, "postgresql", "an import of `connect-pg-simple`"),
+                (4, "postgresql", "Kysely's `PostgresDialect`"),
+            ],
+            id="a session store and Kysely's dialect",
+        ),
+        pytest.param(
+            """
             const config = {
               dialect: process.env.DB_DIALECT ?? "sqlite",
               other: { client: "pg" },

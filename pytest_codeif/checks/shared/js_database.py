@@ -14,10 +14,14 @@ Evidence, each at its file and line:
 - driver imports (`import`, `require`, `import()`, `import x = require()`, type-only
   imports too: the code is written for that driver): the npm drivers `db-drivers`
   knows (`pg`, `postgres`, `mysql2`, `better-sqlite3`, `node:sqlite`, `@libsql/client`
-  as SQLite...), and `mongodb` and `mongoose` for MongoDB;
+  as SQLite...), `slonik`, `@databases/pg` (and `mysql`, `sqlite`), Bun's `bun:sqlite`,
+  and `mongodb` and `mongoose` for MongoDB;
 - imports that only code for one database makes: Drizzle's dialect modules
-  (`drizzle-orm/pg-core`, `drizzle-orm/node-postgres`, `drizzle-orm/better-sqlite3`...)
-  and MikroORM's drivers (`@mikro-orm/postgresql`...);
+  (`drizzle-orm/pg-core`, `drizzle-orm/node-postgres`, `drizzle-orm/better-sqlite3`...),
+  MikroORM's drivers (`@mikro-orm/postgresql`...), Prisma's driver adapters
+  (`@prisma/adapter-pg`...), Fastify's database plugins (`@fastify/postgres`...) and
+  session stores (`connect-pg-simple`, `connect-sqlite3`); Kysely's dialects made
+  (`new PostgresDialect(...)`);
 - ORM configuration in object literals: Sequelize's (and drizzle-kit's) `dialect:
   "postgres"`; Knex's `client: "pg"` (in a module importing `knex`, a `knexfile`, or
   beside a `connection` key); TypeORM's `type: "postgres"` (in a module importing
@@ -54,6 +58,11 @@ if TYPE_CHECKING:
 #: that run SQL: MongoDB's are not).
 _DATABASE_PACKAGES: Final[Mapping[str, str | None]] = {
     **JS_DRIVERS,
+    "slonik": "postgresql",
+    "@databases/pg": "postgresql",
+    "@databases/mysql": "mysql",
+    "@databases/sqlite": "sqlite",
+    "bun:sqlite": "sqlite",
     "mongodb": "mongodb",
     "mongoose": "mongodb",
 }
@@ -79,6 +88,23 @@ _DIALECT_MODULES: Final[Mapping[str, str]] = {
     "@mikro-orm/libsql": "sqlite",
     "@mikro-orm/mssql": "mssql",
     "@mikro-orm/mongodb": "mongodb",
+    "@prisma/adapter-pg": "postgresql",
+    "@prisma/adapter-neon": "postgresql",
+    "@prisma/adapter-planetscale": "mysql",
+    "@prisma/adapter-libsql": "sqlite",
+    "@prisma/adapter-better-sqlite3": "sqlite",
+    "@fastify/postgres": "postgresql",
+    "@fastify/mysql": "mysql",
+    "@fastify/mongodb": "mongodb",
+    "connect-pg-simple": "postgresql",
+    "connect-sqlite3": "sqlite",
+}
+#: Kysely's dialects, by the name they are imported as.
+_KYSELY_DIALECTS: Final[Mapping[str, str]] = {
+    "kysely.PostgresDialect": "postgresql",
+    "kysely.MysqlDialect": "mysql",
+    "kysely.SqliteDialect": "sqlite",
+    "kysely.MssqlDialect": "mssql",
 }
 #: Sequelize's dialects and drizzle-kit's.
 _DIALECTS: Final[Mapping[str, str]] = {
@@ -129,6 +155,8 @@ _TYPEORM_TYPES: Final[Mapping[str, str]] = {
     "oracle": "oracle",
     "mongodb": "mongodb",
 }
+#: What makes a database object: the handles `raw-sql` knows, and Kysely's.
+_MAKERS: Final = frozenset({*HANDLE_MAKERS, "kysely.Kysely"})
 #: Prisma's datasource providers.
 _PRISMA_PROVIDERS: Final[Mapping[str, str]] = {
     "postgresql": "postgresql",
@@ -181,7 +209,9 @@ def js_evidence(module: JsModule) -> Iterator[JsEvidence]:
     """Everything in `module` that names a database (see the module docstring)."""
     yield from _string_evidence(module)
     yield from _import_evidence(module)
-    yield from _config_evidence(module)
+    names = JsNames(module)
+    yield from _config_evidence(module, names)
+    yield from _kysely_evidence(module, names)
 
 
 def _not_targets(module: JsModule) -> set[tuple[int, int]]:
@@ -271,9 +301,8 @@ def _import_evidence(module: JsModule) -> Iterator[JsEvidence]:
                 yield JsEvidence(module.relpath, site.line, database, f"an import of `{prefix}`")
 
 
-def _config_evidence(module: JsModule) -> Iterator[JsEvidence]:
+def _config_evidence(module: JsModule, names: JsNames) -> Iterator[JsEvidence]:
     """Sequelize's `dialect`, Knex's `client`, TypeORM's `type` in object literals."""
-    names = JsNames(module)
     stem = PurePosixPath(module.relpath).name.lower()
     knex = names.imports("knex") or stem.startswith("knexfile")
     typeorm = (
@@ -305,6 +334,16 @@ def _config_evidence(module: JsModule) -> Iterator[JsEvidence]:
             if written is not None and database is not None:
                 what = f'{orm} `{name}: "{written}"`'
                 yield JsEvidence(module.relpath, module.line_of(string), database, what)
+
+
+def _kysely_evidence(module: JsModule, names: JsNames) -> Iterator[JsEvidence]:
+    """`new PostgresDialect({...})` of Kysely (or `SqliteDialect`...)."""
+    for call, callee in calls(module):
+        qualified = names.qualified(callee) if callee is not None else None
+        database = _KYSELY_DIALECTS.get(qualified or "")
+        if qualified is not None and database is not None:
+            what = f"Kysely's `{qualified.rsplit('.', 1)[1]}`"
+            yield JsEvidence(module.relpath, module.line_of(call), database, what)
 
 
 def _beside(pair: SgNode, keys: set[str]) -> bool:
@@ -357,9 +396,9 @@ def prisma_evidence(relpath: str, text: str) -> Iterator[JsEvidence]:
 
 def js_database_use(module: JsModule) -> int | None:
     """The line where `module` makes a database object (a driver's pool or client, a
-    Sequelize, a DataSource, a Knex instance, a PrismaClient), or None."""
+    Sequelize, a DataSource, a Knex instance, a PrismaClient, a Kysely), or None."""
     names = JsNames(module)
     for call, callee in calls(module):
-        if callee is not None and names.qualified(callee) in HANDLE_MAKERS:
+        if callee is not None and names.qualified(callee) in _MAKERS:
             return module.line_of(call)
     return None
