@@ -105,9 +105,12 @@ HOSTILE = {
 
 @pytest.mark.parametrize("text", list(HOSTILE.values()), ids=list(HOSTILE))
 def test_hostile_strings_are_judged_in_bounded_time(text: str) -> None:
+    """A guard against a hang, not a speed figure (those are in benchmarks/): each takes
+    under a second here when the machine is idle; a quadratic parse of these took
+    minutes. The bound leaves room for a machine shared with other work."""
     start = time.perf_counter()
     SqlParser().statement(text + " ")  # a text of its own: not an earlier test's cache
-    assert time.perf_counter() - start < 5
+    assert time.perf_counter() - start < 60
 
 
 def test_a_long_script_is_judged_by_its_first_statement() -> None:
