@@ -48,8 +48,11 @@ def named(text: str, relpath: str = "src/db.js") -> list[tuple[int, str, str]]:
             id="a template whose scheme is not written",
         ),
         pytest.param(
-            'const s = new Sequelize("sqlite::memory:");\n',
-            [(1, "sqlite", "a `sqlite:...` connection URL")],
+            'const s = new Sequelize("sqlite::memory:");\nconst t = `sqlite:${file}`;\n',
+            [
+                (1, "sqlite", "a `sqlite:...` connection URL"),
+                (2, "sqlite", "a `sqlite:...` connection URL"),
+            ],
             id="Sequelize's SQLite URL",
         ),
         pytest.param(

@@ -5,7 +5,8 @@ Evidence, each at its file and line:
 
 - connection URLs in string literals and template literals (`postgres://...`,
   `mysql://...`, `mongodb+srv://...`; a template's text before its first `${...}`, as an
-  f-string's), and Sequelize's SQLite URLs (`sqlite::memory:`, `sqlite:./app.db`); a
+  f-string's), and Sequelize's SQLite URLs (`sqlite::memory:`, `sqlite:./app.db`,
+  `sqlite:${file}`); a
   default counts (`process.env.DATABASE_URL || "sqlite:..."`: where the code goes when
   nothing is set). Not evidence: a string that is a statement (`"use strict"`), an
   argument of a string method (`url.replace("postgres://", "postgresql://")`), an
@@ -183,8 +184,10 @@ _STRING_METHODS: Final = frozenset(
     }
 )
 _COMPARISONS: Final = frozenset({"===", "==", "!==", "!="})
-#: Sequelize's SQLite URL: `sqlite::memory:`, `sqlite:./app.db` (no `//`).
+#: Sequelize's SQLite URL: `sqlite::memory:`, `sqlite:./app.db` (no `//`); a template
+#: may give its path (`sqlite:${file}`).
 _SQLITE_URL: Final = re.compile(r"sqlite:(?!//)\S+")
+_SQLITE_HEAD: Final = re.compile(r"sqlite:(?!//)\S*")
 #: Wrappers a value is read through.
 _WRAPPERS: Final = frozenset(
     {"parenthesized_expression", "as_expression", "satisfies_expression", "non_null_expression"}
@@ -260,7 +263,7 @@ def _string_evidence(module: JsModule) -> Iterator[JsEvidence]:
                 database,
                 f"a `{shown}...` connection URL",
             )
-        elif whole and _SQLITE_URL.fullmatch(text.strip()):
+        elif (_SQLITE_URL if whole else _SQLITE_HEAD).fullmatch(text.strip()):
             yield JsEvidence(
                 module.relpath, module.line_of(node), "sqlite", "a `sqlite:...` connection URL"
             )
