@@ -294,7 +294,8 @@ def _import_evidence(module: JsModule) -> Iterator[JsEvidence]:
                 continue
             if (site.line, name) not in seen:
                 seen.add((site.line, name))
-                shown = site.specifier if site.specifier.startswith("node:") else name
+                # Node's own `node:sqlite` named as written (never more than the name).
+                shown = f"node:{name}" if site.specifier.startswith("node:") else name
                 what = f"the {DATABASE_NAMES.get(database, database)} driver `{shown}`"
                 yield JsEvidence(module.relpath, site.line, database, what)
             break
