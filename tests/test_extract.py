@@ -157,6 +157,9 @@ def test_bare_javascript_is_taken_only_when_the_language_is_named_and_it_parses(
         ("App.vue", "vue"),
         ("python:app.py", "python"),  # a language before the name still decides
         ("python3.11", "python3"),  # not a file of any language: the tag as before
+        ("javascript:src/App.vue", "vue"),  # the file's suffix says what the block holds
+        ("javascript:k8s/deploy.yaml", "yaml"),
+        ("javascript:src/app.js", "javascript"),
         ("notes.txt", "notes"),
     ],
 )

@@ -348,3 +348,13 @@ def test_deep_chains_within_the_bounds_parse_and_are_walked() -> None:
     assert len(module.nodes("binary_expression")) == 20_000
     assert module.snippet(module.root).endswith("...")
     assert JsBounds.of("([{}])").nesting == 3
+
+
+def test_jsx_attributes_named_by_keywords_are_javascript() -> None:
+    """tree-sitter's JavaScript grammar refuses `class=` and `for=` in JSX: such a file is
+    read with the tsx grammar, unless that reading holds TypeScript (then it stays a
+    syntax error of JavaScript)."""
+    module = JsModule(js('const A = (p) => <label for="x" class="y">{p.t}</label>;\n'))
+    assert module.grammar == "tsx"
+    with pytest.raises(Undecidable, match=r"app\.js:1"):
+        JsModule(js('const A = (p: P) => <label class="y" />;\n'))

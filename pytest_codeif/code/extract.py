@@ -5,13 +5,15 @@ are taken; if there
 are none, untagged blocks are taken; blocks tagged with another language (bash, json,
 text...) never are. Several blocks are joined in order, a blank line apart. A fence left
 open runs to the end of the response. An `<artifact language="python">` element counts as
-a Python block. A fence whose info string is a file name (`main.js`, `src/app.ts`) is
-tagged by the file's language. For JavaScript and TypeScript, the `<script>` elements of
-markup blocks (`html`, `vue`, `svelte`: a single-file component) are blocks of the
-language their `lang` attribute says (JavaScript without one); a script with `src=` or a
-non-script `type` holds no code. With no block at all, a response that parses as Python as
-a whole (and is more than one bare expression) is taken as Python code: about half of one
-small model's answers in the MultiCodeIF corpus are bare code. Likewise for JavaScript and
+a Python block. A fence whose info string is a file name (`main.js`, `src/app.ts`, also
+after a language: `javascript:src/App.vue`) is tagged by the file's language (a file of
+no language by its suffix: `yaml`, `json`). For JavaScript and TypeScript, the
+`<script>` elements of markup blocks (`html`, `vue`, `svelte`: a single-file component)
+are blocks of the language their `lang` attribute says (JavaScript without one); a
+script with `src=` or a non-script `type` holds no code. With no block at all, a response
+that parses as Python as a whole (and is more than one bare expression) is taken as
+Python code: about half of one small model's answers in the MultiCodeIF corpus are bare
+code. Likewise for JavaScript and
 TypeScript when the task names the language: a response that parses with no error and
 holds a declaration or more than one statement. Anything else is "no code".
 
@@ -195,7 +197,9 @@ def markup_scripts(block: CodeBlock) -> list[CodeBlock]:
 def _tag(info: str) -> str:
     """The language of a fence's info string: `python`, `python:app.py`, `py title="x"`,
     `{.python}` all give python; a file's name gives its language's (`main.js`:
-    javascript, `app.py`: python, `App.vue`: vue); '' when there is none."""
+    javascript, `app.py`: python, `App.vue`: vue), also after a language
+    (`javascript:src/App.vue`: vue, `javascript:k8s.yaml`: yaml); '' when there is
+    none."""
     stripped = info.strip()
     head = stripped.split(maxsplit=1)[0] if stripped else ""
     named = _FILE_NAME.fullmatch(head)
@@ -206,6 +210,13 @@ def _tag(info: str) -> str:
             return owner.name
         if suffix[1:] in _MARKUP_TAGS:
             return suffix[1:]
+    language, colon, path = head.partition(":")
+    named = _FILE_NAME.fullmatch(path) if colon and language else None
+    if named is not None:
+        # `javascript:src/App.vue`, `javascript:k8s.yaml`: the file's suffix says what
+        # the block holds (a component, a manifest), before the language named first.
+        owner = language_of_file(path)
+        return owner.name if owner is not None else named[1].lower()[1:]
     found = _TAG.match(stripped)
     return found[1].lower() if found else ""
 

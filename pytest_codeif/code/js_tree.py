@@ -8,7 +8,10 @@ the same verdicts, 1.9 x their time with the syntax-error search) and esprima (8
 no TypeScript, no JSX, 108 valid files refused); it alone brings a pattern language with
 metavariables for the `pattern` check.
 
-Grammars: `javascript` (which reads JSX too) for `.js .mjs .cjs .jsx`; `tsx` for `.tsx`;
+Grammars: `javascript` (which reads JSX too) for `.js .mjs .cjs .jsx`, or `tsx` where
+`javascript` finds errors and `tsx` reads the file with nothing only TypeScript writes
+(tree-sitter's JavaScript grammar refuses JSX attributes named by a keyword,
+`<div class="x">`, `<label for="x">`); `tsx` for `.tsx`;
 `typescript` for `.ts .mts .cts`, and, for TypeScript that has no file name of its own
 (inline code, a response's fences), `tsx` when `typescript` finds errors (JSX in a
 ```tsx block; `<T>x` casts read only as `typescript`).
@@ -87,6 +90,10 @@ class JsModule:
             retried = SgRoot(source.text, "tsx").root()
             if first_error(retried) is None:
                 self.grammar, self.root, error = "tsx", retried, None
+        elif error is not None and self.grammar == "javascript":
+            retried = SgRoot(source.text, "tsx").root()
+            if first_error(retried) is None and not _typescript_only(retried):
+                self.grammar, self.root, error = "tsx", retried, None
         if error is not None:
             line, what = error
             raise JsSyntaxError(source, line, what)
@@ -161,6 +168,42 @@ def _check_bounds(source: SourceFile) -> None:
             f"{source.relpath}: a line of {bounds.longest_line:,} characters (minified or "
             f"generated code); at most {MAX_LINE:,} per line are read",
         )
+
+
+#: Node kinds of the tsx grammar that only TypeScript writes: JavaScript read with that
+#: grammar holds none of them.
+_TS_ONLY: Final = frozenset(
+    {
+        "type_annotation",
+        "type_arguments",
+        "type_parameters",
+        "interface_declaration",
+        "type_alias_declaration",
+        "enum_declaration",
+        "abstract_class_declaration",
+        "as_expression",
+        "satisfies_expression",
+        "non_null_expression",
+        "accessibility_modifier",
+        "override_modifier",
+        "readonly",
+        "ambient_declaration",
+        "module",
+        "internal_module",
+        "optional_parameter",
+        "index_signature",
+        "implements_clause",
+        "abstract_method_signature",
+        "import_require_clause",
+        "type_predicate_annotation",
+        "asserts_annotation",
+    }
+)
+
+
+def _typescript_only(root: SgNode) -> bool:
+    """Whether a tree read by the tsx grammar holds anything only TypeScript writes."""
+    return any(node.kind() in _TS_ONLY for node in walk(root))
 
 
 def _unnamed(source: SourceFile) -> bool:
