@@ -315,8 +315,9 @@ def sorting(scope: Scope) -> bool:
 
 
 def greedy(scope: Scope) -> bool:
-    """Orders the candidates (sort or heap) and then decides in one pass: a loop that is
-    not nested in another loop and does not backtrack (no recursion)."""
+    """Orders the candidates (sort or heap) and then decides in loops without
+    backtracking: some loop holds no other loop, and nothing recurses. A loop inside the
+    deciding loop (taking an item while it fits) is still greedy; recursion is search."""
     places = scope.places
     if not (_sorts(places) or _calls(places, frozenset({"heapq.heappop"}))):
         return False
@@ -376,7 +377,8 @@ class AlgorithmCheck(Check):
     from a queue's front: `popleft()`, `pop(0)`, `get()`, and keeping a visited
     record); dfs (recursion or a loop popping a stack, with a visited record); sorting
     (`sorted`, `.sort()`, `heapq.nsmallest`, or swaps in nested loops); greedy (sorts or
-    uses a heap, then decides in one unnested loop, without recursion). An algorithm an
+    uses a heap, then decides in loops without backtracking: no recursion; a loop
+    nested in the deciding loop, taking an item while it fits, is still greedy). An algorithm an
     instruction names (Miller-Rabin, Kadane, merge sort, Dijkstra, a B-tree...) is the
     `named-algorithm` check's business: it recognises each by the parts that make it.
 

@@ -257,8 +257,9 @@ def _pops_queue(scope: JsScope) -> bool:
 
 
 def greedy(scope: JsScope) -> bool:
-    """Orders the candidates (a sort or a priority queue) and then decides in a loop
-    that holds no other loop, without recursion (no backtracking)."""
+    """Orders the candidates (a sort or a priority queue) and then decides in loops
+    without backtracking, as Python's reading: some loop holds no other loop, and
+    nothing recurses."""
     if not (_sorts(scope) or _pops_queue(scope)) or recursion(scope):
         return False
     for module, loop in _nodes(scope, *LOOP_KINDS):
