@@ -172,6 +172,7 @@ def markup_scripts(block: CodeBlock) -> list[CodeBlock]:
     (`lang="ts"`) or `js`; one with `src=` or a `type` that is not JavaScript holds none."""
     found: list[CodeBlock] = []
     text, pos = block.text, 0
+    line, counted = block.first_line, 0  # newlines counted once, front to back
     # One pass from tag to tag (each search starts past the last element's end), so a
     # hostile block of repeated `<script` without `>` stays linear.
     while (opened := _SCRIPT_OPEN.search(text, pos)) is not None:
@@ -186,7 +187,9 @@ def markup_scripts(block: CodeBlock) -> list[CodeBlock]:
         if _SCRIPT_SRC.search(attributes) or (typed and typed[1].lower() not in _JS_TYPES):
             continue
         body = text[close + 1 : end]
-        first_line = block.first_line + text.count("\n", 0, close + 1)
+        line += text.count("\n", counted, close + 1)
+        counted = close + 1
+        first_line = line
         if body.startswith("\n"):
             body, first_line = body[1:], first_line + 1
         tag = "ts" if _SCRIPT_LANG.search(attributes) else "js"
