@@ -352,9 +352,15 @@ def test_deep_chains_within_the_bounds_parse_and_are_walked() -> None:
 
 def test_jsx_attributes_named_by_keywords_are_javascript() -> None:
     """tree-sitter's JavaScript grammar refuses `class=` and `for=` in JSX: such a file is
-    read with the tsx grammar, unless that reading holds TypeScript (then it stays a
+    read with the tsx grammar, unless the file is more than JavaScript (then it stays a
     syntax error of JavaScript)."""
     module = JsModule(js('const A = (p) => <label for="x" class="y">{p.t}</label>;\n'))
     assert module.grammar == "tsx"
-    with pytest.raises(Undecidable, match=r"app\.js:1"):
-        JsModule(js('const A = (p: P) => <label class="y" />;\n'))
+    for typescript in (
+        'const A = (p: P) => <label class="y" />;\n',
+        'import type { X } from "x";\nconst a = <div class="x" />;\n',
+        'function f(a);\nfunction f(a) { return <p class="x" />; }\n',
+        'class C { declare x; m() { return <p class="q" />; } }\n',
+    ):
+        with pytest.raises(Undecidable, match=r"app\.js:1"):
+            JsModule(js(typescript))

@@ -9,9 +9,10 @@ no TypeScript, no JSX, 108 valid files refused); it alone brings a pattern langu
 metavariables for the `pattern` check.
 
 Grammars: `javascript` (which reads JSX too) for `.js .mjs .cjs .jsx`, or `tsx` where
-`javascript` finds errors and `tsx` reads the file with nothing only TypeScript writes
-(tree-sitter's JavaScript grammar refuses JSX attributes named by a keyword,
-`<div class="x">`, `<label for="x">`); `tsx` for `.tsx`;
+its only errors are JSX attributes named by reserved words (tree-sitter's JavaScript
+grammar refuses `<div class="x">`, `<label for="x">`; with those names replaced it must
+read the file without error, so TypeScript never passes for JavaScript); `tsx` for
+`.tsx`;
 `typescript` for `.ts .mts .cts`, and, for TypeScript that has no file name of its own
 (inline code, a response's fences), `tsx` when `typescript` finds errors (JSX in a
 ```tsx block; `<T>x` casts read only as `typescript`).
@@ -92,7 +93,7 @@ class JsModule:
                 self.grammar, self.root, error = "tsx", retried, None
         elif error is not None and self.grammar == "javascript":
             retried = SgRoot(source.text, "tsx").root()
-            if first_error(retried) is None and not _typescript_only(retried):
+            if first_error(retried) is None and _only_keyword_attributes(source.text, retried):
                 self.grammar, self.root, error = "tsx", retried, None
         if error is not None:
             line, what = error
@@ -170,40 +171,77 @@ def _check_bounds(source: SourceFile) -> None:
         )
 
 
-#: Node kinds of the tsx grammar that only TypeScript writes: JavaScript read with that
-#: grammar holds none of them.
-_TS_ONLY: Final = frozenset(
-    {
-        "type_annotation",
-        "type_arguments",
-        "type_parameters",
-        "interface_declaration",
-        "type_alias_declaration",
-        "enum_declaration",
-        "abstract_class_declaration",
-        "as_expression",
-        "satisfies_expression",
-        "non_null_expression",
-        "accessibility_modifier",
-        "override_modifier",
-        "readonly",
-        "ambient_declaration",
-        "module",
-        "internal_module",
-        "optional_parameter",
-        "index_signature",
-        "implements_clause",
-        "abstract_method_signature",
-        "import_require_clause",
-        "type_predicate_annotation",
-        "asserts_annotation",
-    }
+#: JavaScript's reserved words, which JSX allows as attribute names (`class`, `for`)
+#: and tree-sitter's JavaScript grammar refuses there.
+_RESERVED: Final = frozenset(
+    [
+        "break",
+        "case",
+        "catch",
+        "class",
+        "const",
+        "continue",
+        "debugger",
+        "default",
+        "delete",
+        "do",
+        "else",
+        "export",
+        "extends",
+        "finally",
+        "for",
+        "function",
+        "if",
+        "import",
+        "in",
+        "instanceof",
+        "new",
+        "return",
+        "super",
+        "switch",
+        "this",
+        "throw",
+        "try",
+        "typeof",
+        "var",
+        "void",
+        "while",
+        "with",
+        "yield",
+        "let",
+        "static",
+        "enum",
+        "await",
+        "implements",
+        "package",
+        "protected",
+        "interface",
+        "private",
+        "public",
+    ]
 )
 
 
-def _typescript_only(root: SgNode) -> bool:
-    """Whether a tree read by the tsx grammar holds anything only TypeScript writes."""
-    return any(node.kind() in _TS_ONLY for node in walk(root))
+def _only_keyword_attributes(text: str, tsx: SgNode) -> bool:
+    """Whether JavaScript refused only for JSX attributes named by reserved words: with
+    those names replaced by plain ones of the same length, the javascript grammar reads
+    `text` without error (so TypeScript never passes for JavaScript this way)."""
+    spans = []
+    for attribute in tsx.find_all(kind="jsx_attribute"):
+        name = attribute.child(0)
+        if name is not None and name.text() in _RESERVED:
+            span = name.range()
+            spans.append((span.start.index, span.end.index))
+    if not spans:
+        return False
+    parts, last = [], 0
+    for start, end in sorted(spans):
+        parts += [text[last:start], "_" * (end - start)]
+        last = end
+    parts.append(text[last:])
+    from ast_grep_py import SgRoot  # noqa: PLC0415 - loaded by the first JS/TS parse
+
+    return first_error(SgRoot("".join(parts), "javascript").root()) is None
 
 
 def _unnamed(source: SourceFile) -> bool:
