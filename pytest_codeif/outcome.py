@@ -129,6 +129,10 @@ class CaseResult:
     value: Any = None
     returned: bool = False
     raised: bool = False  # the call raised an exception (not a crash or a timeout)
+    #: One assertion of the task's pass rate; False for a failure that is none (a Newman
+    #: test script that threw, a Newman run's own failure), set where it is read, never
+    #: from a label the code's output may shape.
+    assertion: bool = True
 
 
 @dataclass(frozen=True)

@@ -49,12 +49,14 @@ class EvidenceEntry(TypedDict):
 
 @final
 class CaseEntry(TypedDict):
-    """One functional test case's result."""
+    """One functional test case's result; `assertion` is written (false) only for a
+    failure that is no assertion of the pass rate (a Newman script that threw)."""
 
     label: str
     status: CaseStatus
     message: str
     line: int
+    assertion: NotRequired[bool]
 
 
 @final

@@ -255,8 +255,11 @@ def at(line: int) -> Location:
     return Location(Path("t.codeif.yaml"), line, ())
 
 
-def case(label: str, status: str, line: int) -> CaseEntry:
-    return {"label": label, "status": status, "message": "", "line": line}
+def case(label: str, status: str, line: int, *, assertion: bool = True) -> CaseEntry:
+    entry: CaseEntry = {"label": label, "status": status, "message": "", "line": line}
+    if not assertion:
+        entry["assertion"] = False
+    return entry
 
 
 def service_task(tmp_path: Path) -> Task:
@@ -328,14 +331,17 @@ def test_a_case_that_gave_none_of_its_own_results_counts_all_it_was_to_give(
     assert assertion_total(task, found) == 1 + 7 + 3 + 1 + 1
     # One result of its own (a test) is a run: counted as it is; a collection that ran
     # counts what Newman counted, its assertions: a test script that threw (it stopped
-    # the others) and the run's own failure fail the task, but are no assertions.
+    # the others) and the run's own failure fail the task but are no assertions, as the
+    # judge marks them, whatever their labels (a test named from the response's data may
+    # read "... > test-script" and is still an assertion).
     found[1:3] = [
         case("conduit > r > t", "failed", 11),
-        case("conduit > r > test-script", "failed", 11),
-        case("conduit > run", "failed", 11),
+        case("conduit > r > x > test-script", "failed", 11),
+        case("conduit > r > test-script", "failed", 11, assertion=False),
+        case("conduit > run", "failed", 11, assertion=False),
         case("test_api.py::test_a", "error", 12),
     ]
-    assert assertion_total(task, found) == 1 + 1 + 1 + 1 + 1
+    assert assertion_total(task, found) == 1 + 2 + 1 + 1 + 1
 
 
 # -- end to end: records, summary, terminal; -n 0 and -n 2 -----------------------------------

@@ -492,7 +492,7 @@ def _judge_newman(case: NewmanCase, record: dict[str, Any]) -> list[CaseResult]:
             f"Newman did not finish within {case.timeout:g} s (a request hung?); "
             f"stderr: {show(stderr, 1100)}"
         )
-        return [*results, CaseResult(case.label, "failed", message, line)]
+        return [*results, CaseResult(case.label, "failed", message, line, assertion=False)]
     if not results:
         if "error" in record:
             message = f"Newman did not run: {str(record['error'])[:500]}"
@@ -506,7 +506,7 @@ def _judge_newman(case: NewmanCase, record: dict[str, Any]) -> list[CaseResult]:
             message = f"Newman exited with {show(record.get('exit'))}: {unanswered}"
         else:
             message = f"Newman exited with {show(record.get('exit'))}: {show(stderr, 1100)}"
-        results.append(CaseResult(f"{case.label} > run", "failed", message, line))
+        results.append(CaseResult(f"{case.label} > run", "failed", message, line, assertion=False))
     return results
 
 
@@ -552,7 +552,7 @@ def _newman_cases(case: NewmanCase, record: dict[str, Any]) -> list[CaseResult]:
                 continue  # the execution's own error, said with its assertions
             label = f"{case.label} > {request} > {at[:100]}"
             message = str(failure.get("error") or "an error")[:500]
-            results.append(CaseResult(label, "failed", message, line))
+            results.append(CaseResult(label, "failed", message, line, assertion=False))
     return results
 
 

@@ -90,23 +90,10 @@ def assertion_total(task: Task, cases: Sequence[CaseEntry]) -> int:
         if asked and _never_ran(found, asked):
             total += sum(count() for _, _, count in asked)
         elif line in newman_lines and asked:
-            names = {label for _, label, _ in asked}
-            total += sum(1 for c in found if not _newman_failure(c["label"], names))
+            total += sum(1 for c in found if c.get("assertion", True))
         else:
             total += len(found)
     return total
-
-
-#: Where Newman's failures outside assertions come from (`at` of its report): a case
-#: labelled `name > request > at` is a script that threw, not an assertion.
-_SCRIPT_PLACES: Final = (" > test-script", " > prerequest-script")
-
-
-def _newman_failure(label: str, names: set[str]) -> bool:
-    """A case of a Newman run that is no assertion of Newman's: a script that threw
-    (see `_SCRIPT_PLACES`), or the run's own failure (`name > run`, `name`)."""
-    runs = {f"{name} > run" for name in names}
-    return label in names or label in runs or label.endswith(_SCRIPT_PLACES)
 
 
 def _never_ran(found: Iterable[CaseEntry], asked: Iterable[_Unit]) -> bool:

@@ -14,7 +14,7 @@ from typing import Final, NotRequired, TypedDict, cast
 
 from pytest_codeif.checks.base import advice_of
 from pytest_codeif.errors import TaskFileError, format_key_path
-from pytest_codeif.outcome import ErrorKind, Evidence, FunctionalOutcome, Verdict
+from pytest_codeif.outcome import CaseResult, ErrorKind, Evidence, FunctionalOutcome, Verdict
 from pytest_codeif.records import (
     AnswerEntry,
     AssertionCount,
@@ -174,10 +174,7 @@ def functional_record(
     nodeid: str, file: str, task: Task, outcome: FunctionalOutcome, *, root: Path | None = None
 ) -> FunctionalRecord:
     """The record of a task's functional-tests item; `line` is the task's line."""
-    cases: list[CaseEntry] = [
-        {"label": c.label, "status": c.status, "message": capped(c.message), "line": c.line}
-        for c in outcome.cases
-    ]
+    cases: list[CaseEntry] = [_case_entry(c) for c in outcome.cases]
     return {
         "kind": "functional",
         **_base(nodeid, file, task, outcome.verdict, scope=FUNCTIONAL_SCOPE, root=root),
@@ -189,6 +186,18 @@ def functional_record(
         "constraints_in_task": len(task.constraints),
         "has_tests": True,
     }
+
+
+def _case_entry(case: CaseResult) -> CaseEntry:
+    entry: CaseEntry = {
+        "label": case.label,
+        "status": case.status,
+        "message": capped(case.message),
+        "line": case.line,
+    }
+    if not case.assertion:
+        entry["assertion"] = False
+    return entry
 
 
 def assertion_count(task: Task, cases: list[CaseEntry]) -> AssertionCount:
