@@ -113,6 +113,17 @@ def test_a_task_with_no_assertion_is_in_the_sums_but_not_the_mean() -> None:
     assert found.overall.run.mean_task_rate == 0.5
 
 
+def test_a_failed_task_with_no_assertion_weighs_zero_in_the_mean() -> None:
+    """Every Newman script threw before asserting: Newman counts 0/0, and the task
+    failed; it weighs in the mean as a rate of 0, never as no task at all."""
+    found = Assertions()
+    found.add_task([functional("x", 0, 0, status="violated")])
+    found.add_task([functional("y", 1, 2)])
+    assert (found.overall.run.tasks, found.overall.run.total) == (2, 2)
+    assert found.overall.run.mean_task_rate == 0.25
+    assert found.overall.strict.mean_task_rate == 0.25
+
+
 def test_no_functional_tests_no_figures() -> None:
     found = summarize([constraint("e", "satisfied", 0)]).assertions
     assert not found.shown

@@ -8,7 +8,8 @@ written before records carried it: its cases). Two ways to sum tasks, both given
 - `rate`, pooled: every task's passed summed over every task's total; a task weighs by
   its number of assertions;
 - `mean_task_rate`: the mean of each task's own rate; every task weighs the same (a task
-  with no assertion has no rate and is left out of the mean).
+  with no assertion has no rate and is left out of the mean, unless its tests failed:
+  every Newman script threw before asserting, a rate of 0).
 
 And two counts of passed: as run, and `strict`, where a task with any constraint not
 satisfied (violated, or undecidable) counts as none of its assertions passed
@@ -40,12 +41,16 @@ class AssertionRate:
     total: int = 0
     rates: Fraction = field(default_factory=Fraction)
 
-    def add(self, passed: int, total: int) -> None:
+    def add(self, passed: int, total: int, *, failed: bool = False) -> None:
+        """One task's assertions; a `failed` task with none (every Newman script threw
+        before asserting) weighs in the mean as 0, never as no task at all."""
         self.passed += passed
         self.total += total
         if total > 0:
             self.tasks += 1
             self.rates += Fraction(passed, total)
+        elif failed:
+            self.tasks += 1
 
     @property
     def rate(self) -> float | None:
@@ -101,6 +106,9 @@ class Assertions:
             return
         passed = sum(found[0] for found in functional)
         total = sum(found[1] for found in functional)
+        failed = any(
+            r["kind"] == "functional" and r["status"] not in ("satisfied", "skipped") for r in task
+        )
         judged = [r for r in task if r["kind"] == "constraint" and r["status"] != "skipped"]
         zeroed = any(r["status"] != "satisfied" for r in judged)
         rows = [self.overall]
@@ -108,8 +116,8 @@ class Assertions:
         if levels:
             rows.append(self.by_level.setdefault(max(levels), AssertionRow()))
         for row in rows:
-            row.run.add(passed, total)
-            row.strict.add(0 if zeroed else passed, total)
+            row.run.add(passed, total, failed=failed)
+            row.strict.add(0 if zeroed else passed, total, failed=failed or zeroed)
 
     def to_dict(self) -> dict[str, Any]:
         """The JSON report's `summary.assertions`."""
