@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, Final
 
 from pytest_codeif.checks.base import Check, CheckContext, Finding, Sample
-from pytest_codeif.code.languages import UnknownLanguage, languages
+from pytest_codeif.code.languages import JS_FAMILY, UnknownLanguage, languages
 from pytest_codeif.code.languages import language as language_named
 from pytest_codeif.outcome import Undecidable
 
@@ -26,9 +26,10 @@ class LanguageCheck(Check):
     TypeScript when it holds only that one's blocks ("write it in JavaScript" answered
     in TypeScript), so this check fails where the code is TypeScript and JavaScript was
     asked (a file's language is its suffix's in a project, its fences' in a response).
-    A response with no code in the task's language (an answer in C++) violates it, at
-    the response's line; code that does not parse in its language is a syntax error
-    before any check, never a pass.
+    A response with no code in the task's language (an answer in C++), or whose code in
+    it is only comments (`// see the Python above`), violates it, at the response's
+    line; code that does not parse in its language is a syntax error before any check,
+    never a pass.
     What it does not judge: the version of the language (`python-version` does for
     Python; no ECMAScript edition is checked), and languages no parser here reads
     (CoffeeScript, Rust...): asking for one is a located task error.
@@ -69,6 +70,13 @@ class LanguageCheck(Check):
             line=1,
         ),
         Sample(
+            "// The answer is in the Python block above.\n",
+            {"language": "javascript"},
+            language="javascript",
+            message="holds no javascript code, only comments",
+            line=1,
+        ),
+        Sample(
             {"web/app.js": "export const n = 1;\n", "web/util.ts": "export const m = 2;\n"},
             {"language": "javascript"},
             message="`web/util.ts` is written in typescript, not javascript",
@@ -94,8 +102,23 @@ class LanguageCheck(Check):
             raise Undecidable("invalid-task", self.problem, key_path=("language",))
         files = [f for f in ctx.unit.files if ctx.in_scope(f.relpath)]
         several = len(files) > 1
-        for source in files:
-            if source.language != self.wanted:
-                where = f"`{source.relpath}` is written" if several else "written"
-                message = f"{where} in {source.language}, not {self.wanted}"
-                yield Finding(message, _RULE, source.relpath, 1)
+        wrong = [f for f in files if f.language != self.wanted]
+        for source in wrong:
+            where = f"`{source.relpath}` is written" if several else "written"
+            message = f"{where} in {source.language}, not {self.wanted}"
+            yield Finding(message, _RULE, source.relpath, 1)
+        if not wrong and files and not self._holds_code(ctx):
+            # A block of comments beside the answer in another language is no answer
+            # in this one (`// see the Python above`).
+            yield Finding(f"holds no {self.wanted} code, only comments", _RULE, files[0].relpath, 1)
+
+    def _holds_code(self, ctx: CheckContext) -> bool:
+        """Whether some file of the code holds a statement or declaration (not only
+        comments)."""
+        if self.wanted in JS_FAMILY:
+            return any(
+                child.kind() != "comment"
+                for module in ctx.js_modules()
+                for child in module.root.children()
+            )
+        return any(module.tree.body for module in ctx.modules())
