@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_codeif.code.extract import ExtractedCode, extract_code, extract_python, find_blocks
+from pytest_codeif.code.extract import (
+    CodeBlock,
+    ExtractedCode,
+    extract_code,
+    extract_python,
+    find_blocks,
+    markup_scripts,
+)
 from pytest_codeif.code.languages import JAVASCRIPT, PYTHON, TYPESCRIPT
 
 
@@ -201,3 +208,145 @@ def test_script_tags_without_ends_stay_linear() -> None:
     response = "```html\n" + "<script" * 100_000 + "\n" + "<script>" * 100_000 + "\n```\n"
     code = extract_code(response, JAVASCRIPT)
     assert code is not None and code.blocks_used == 1
+
+
+@pytest.mark.parametrize(
+    ("attributes", "tag"),
+    [
+        ('type="module" data-src="x"', "js"),  # `data-src` is not `src`
+        ('data-type="tracking"', "js"),
+        ('data-lang="ts"', "js"),  # nor `data-lang` a `lang`
+        ('TYPE="Module" LANG="ts"', "ts"),  # names and values in any ASCII case
+        ('type=""', "js"),
+        ('language="JavaScript"', "js"),
+        ('type="text/javascript; charset=utf-8"', "js"),
+        ('data-x="a>b" src="cdn.js"', None),  # a `>` inside a quoted value ends nothing
+        ("src", None),
+        ('type="text/x-template"', None),
+        ('type="importmap"', None),
+        ('language="vbscript"', None),
+        ('src="a.js" src=""', None),
+        ('type="module"src="x.js"', None),  # no space after a quoted value: still `src`
+        ('/src="x.js"', None),
+        ('lang="ts" lang="js"', "ts"),  # the first of a name counts
+    ],
+)
+def test_script_attributes_are_read_as_a_browser_reads_them(
+    attributes: str, tag: str | None
+) -> None:
+    block = CodeBlock("html", f"<p>a</p>\n<script {attributes}>\neval(x);\n</script>\n", 5, True)
+    expected = [CodeBlock(tag, "eval(x);", 7, True)] if tag else []
+    assert markup_scripts(block) == expected
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
+        "<!-- <script>import _ from 'lodash';</script> -->",
+        "<!--\n<script>\nimport _ from 'lodash';\n</script>\n--!>",  # the old comment end
+        "<textarea><script>import _ from 'lodash'</script></textarea>",
+        "<TEXTAREA rows=2>\n<script>import _ from 'lodash'</script>\n</textarea >",
+        "<template><div><script>import _ from 'lodash'</script></div></template>",
+        "<style>/* <script>import _ from 'lodash'</script> */</style>",
+        "<title><script>import _ from 'lodash'</script></title>",
+        "<noscript><script>import _ from 'lodash'</script></noscript>",
+        "<div title=\"<script>import _ from 'lodash'</script>\"></div>",
+        "<img alt='<script>import _ from \"lodash\"</script>'>",
+        "<!DOCTYPE html <script>import _ from 'lodash'</script>",  # a bogus comment to `>`
+    ],
+)
+def test_a_script_a_browser_does_not_run_is_not_code(hidden: str) -> None:
+    # The script after it still is, at its own line.
+    response = f"```html\n{hidden}\n<script>\nconsole.log(1);\n</script>\n```\n"
+    code = extract_code(response, JAVASCRIPT)
+    assert code is not None and code.text == "console.log(1);\n"
+    assert code.line_origin == (4 + hidden.count("\n"),)
+
+
+def test_an_empty_comment_ends_at_once() -> None:
+    # `<!-->` and `<!--->` are whole comments in HTML: the script after them runs.
+    response = "```html\n<!--> <!---> <script>a()</script> -->\n```\n"
+    code = extract_code(response, JAVASCRIPT)
+    assert code is not None and code.text == "a()\n" and code.line_origin == (2,)
+
+
+@pytest.mark.parametrize("end", ["</script x>", "</script/>", "</SCRIPT\n>", "</script\t>"])
+def test_a_script_ends_at_its_end_tag_with_anything_after_the_name(end: str) -> None:
+    response = f"```html\n<script>\nconst a = 1;\n{end}\n<p>hi</p>\n```\n"
+    code = extract_code(response, JAVASCRIPT)
+    assert code is not None and code.text == "const a = 1;\n"
+
+
+def test_a_script_does_not_end_at_a_longer_name() -> None:
+    # `</scripts>` and `</script-x>` are other elements' end tags: text of the script.
+    response = "```html\n<script>\nconst a = '</scripts></script-x>';\n</script>\n```\n"
+    code = extract_code(response, JAVASCRIPT)
+    assert code is not None and code.text == "const a = '</scripts></script-x>';\n"
+
+
+def test_a_custom_element_named_like_script_holds_no_code() -> None:
+    response = "```html\n<script-x>\nnot code\n</script-x>\n<script>b()</script>\n```\n"
+    code = extract_code(response, JAVASCRIPT)
+    assert code is not None and code.text == "b()\n" and code.line_origin == (5,)
+
+
+def test_a_svelte_component_with_arrows_in_its_markup_is_read() -> None:
+    response = (
+        "```svelte\n<script>\n  let n = 0;\n</script>\n"
+        "<button on:click={() => n += 1} title=\"it's\">{n > 1 ? 'many' : n}</button>\n"
+        '<script context="module">\n  export const k = 1;\n</script>\n```\n'
+    )
+    code = extract_code(response, JAVASCRIPT)
+    assert code is not None
+    assert code.text == "  let n = 0;\n\n  export const k = 1;\n"
+    assert code.line_origin == (3, 6, 7)
+
+
+def test_a_smuggled_import_is_judged_as_a_browser_runs_the_page(
+    pytester: pytest.Pytester,
+) -> None:
+    # The red team's page (issue 27): the module script runs; the commented one does not.
+    pytester.makefile(
+        ".codeif.yaml",
+        tasks=(
+            "tasks:\n"
+            "  - id: page\n"
+            "    language: javascript\n"
+            "    response: |\n"
+            "      ```html\n"
+            "      <!-- <script>import dayjs from 'dayjs';</script> -->\n"
+            '      <script type="module" data-src="none">\n'
+            "      import _ from 'lodash';\n"
+            "      </script>\n"
+            "      ```\n"
+            "    constraints:\n"
+            "      - check: imports\n"
+            "        forbid: [lodash]\n"
+            "      - check: imports\n"
+            "        require: [dayjs]\n"
+        ),
+    )
+    result = pytester.runpytest_inprocess("--codeif", "-p", "no:randomly", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        ["*tasks.codeif.yaml:8: [[]imports[]] imports `lodash`, but `lodash` is forbidden*"]
+    )
+
+
+def test_a_list_indented_fence_is_dedented_around_column_0_string_lines() -> None:
+    # The first code line carries the fence's indent: CommonMark's dedent, though a
+    # multi-line string's lines sit at column 0.
+    response = (
+        '1. The function:\n   ```python\n   def greet():\n       return """\nHello\n  """\n   ```\n'
+    )
+    code = extract_python(response)
+    assert code is not None
+    assert code.text == 'def greet():\n    return """\nHello\n"""\n'
+    assert code.line_origin == (3, 4, 5, 6)
+
+
+def test_a_stray_fence_indent_is_judged_by_the_first_code_line_only() -> None:
+    # The first code line lacks the fence's indent: nothing is taken off any line, even
+    # one that has it.
+    code = extract_python("  ```python\nx = 1\n  # note\n  ```\n")
+    assert code is not None and code.text == "x = 1\n  # note\n"

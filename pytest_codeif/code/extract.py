@@ -9,13 +9,14 @@ a Python block. A fence whose info string is a file name (`main.js`, `src/app.ts
 after a language: `javascript:src/App.vue`) is tagged by the file's language (a file of
 no language by its suffix: `yaml`, `json`). For JavaScript and TypeScript, the
 `<script>` elements of markup blocks (`html`, `vue`, `svelte`: a single-file component)
-are blocks of the language their `lang` attribute says (JavaScript without one); a
-script with `src=` or a non-script `type` holds no code. With no block at all, a response
-that parses as Python as a whole (and is more than one bare expression) is taken as
-Python code: about half of one small model's answers in the MultiCodeIF corpus are bare
-code. Likewise for JavaScript and
-TypeScript when the task names the language: a response that parses with no error and
-holds a declaration or more than one statement. Anything else is "no code".
+are blocks of the language their `lang` attribute says (JavaScript without one), read
+as a browser reads the markup: a script with `src=` or a non-script `type`, or inside a
+comment, an attribute's value or a `<textarea>`/`<template>`, holds no code. With no
+block at all, a response that parses as Python as a whole (and is more than one bare
+expression) is taken as Python code: about half of one small model's answers in the
+MultiCodeIF corpus are bare code. Likewise for JavaScript and TypeScript when the task
+names the language: a response that parses with no error and holds a declaration or more
+than one statement. Anything else is "no code".
 
 A response's language, when its task does not say (`response_language`): Python when it
 holds a Python block or is bare Python (as before any other language was known);
@@ -48,15 +49,59 @@ _TAG = re.compile(r"[{.]*([A-Za-z0-9_+#-]+)")
 _FILE_NAME = re.compile(r"[\w\-/]++(?:\.[\w\-]++)*?(\.[A-Za-z0-9]++)")
 #: Fences of markup whose `<script>` elements hold code (a Vue or Svelte component, a page).
 _MARKUP_TAGS: Final = frozenset({"html", "htm", "xhtml", "vue", "svelte"})
-_SCRIPT_OPEN = re.compile(r"<script\b", re.IGNORECASE)
-_SCRIPT_CLOSE = re.compile(r"</script\s*+>", re.IGNORECASE)
-_SCRIPT_LANG = re.compile(r"""\blang\s*+=\s*+["']?(ts|typescript|tsx)\b""", re.IGNORECASE)
-_SCRIPT_SRC = re.compile(r"\bsrc\s*+=", re.IGNORECASE)
-_SCRIPT_TYPE = re.compile(r"""\btype\s*+=\s*+["']?([\w/+.-]++)""", re.IGNORECASE)
+# A markup block is read as a browser's tokenizer reads it, in one pass from tag to tag
+# (HTML's whitespace and ASCII case only: `\s` and IGNORECASE would also take U+00A0,
+# U+017F).
+#: What the scan stops at: a comment, a bogus comment (`<!DOCTYPE`, `<?xml`: to the next
+#: `>`) or a start tag's name; an end tag is text to it.
+_MARKUP_NEXT = re.compile(r"<(?:(!--)|[!?]|([A-Za-z][^\t\n\f\r />]*+))")
+_COMMENT_END = re.compile(r"--!?>")
+#: One attribute of a start tag (name, then `=` and a value, quoted or not), or its `>`;
+#: an unterminated quote runs to the end (the tag never ends, as in a browser).
+_ATTRIBUTE = re.compile(
+    r"""[\t\n\f\r /]*+(?:>|([^\t\n\f\r />][^\t\n\f\r />=]*+)"""
+    r"""(?:[\t\n\f\r ]*+=[\t\n\f\r ]*+("[^"]*+"?|'[^']*+'?|[^\t\n\f\r >]*+))?)"""
+)
+#: Elements whose content is text to a browser (no `<script>` in it runs) or inert
+#: (`<template>`), each ended by its own end tag: `</name` then whitespace, `/` or `>`.
+_TEXT_ELEMENTS: Final = {
+    name: re.compile(rf"</{name}(?=[\t\n\f\r />])", re.IGNORECASE | re.ASCII)
+    for name in (
+        "script",
+        "style",
+        "textarea",
+        "title",
+        "xmp",
+        "iframe",
+        "noembed",
+        "noframes",
+        "noscript",
+        "template",
+    )
+}
+#: HTML's case folding of names and values: ASCII letters only.
+_ASCII_LOWER: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+#: `lang=` values of a TypeScript script (a Vue or Svelte component's).
+_TS_LANGS: Final = frozenset({"ts", "typescript", "tsx"})
 #: `type=` values of a script element that runs as JavaScript (HTML's own list, plus
 #: Babel's in-browser JSX).
 _JS_TYPES: Final = frozenset(
-    {"module", "text/javascript", "application/javascript", "text/babel", "text/jsx"}
+    {
+        "module",
+        "application/ecmascript",
+        "application/javascript",
+        "application/x-ecmascript",
+        "application/x-javascript",
+        "text/ecmascript",
+        "text/javascript",
+        *(f"text/javascript1.{minor}" for minor in range(6)),
+        "text/jscript",
+        "text/livescript",
+        "text/x-ecmascript",
+        "text/x-javascript",
+        "text/babel",
+        "text/jsx",
+    }
 )
 _ARTIFACT_OPEN = re.compile(r"<artifact\b")
 _LANGUAGE = re.compile(r"\blanguage=\"([\w+-]+)\"")
@@ -104,11 +149,15 @@ def find_blocks(response: str) -> list[CodeBlock]:
         while j < len(lines) and not close.match(lines[j]):
             j += 1
         inner = lines[i + 1 : j]
-        # A fence indented where its contents are not (a stray space before the fence,
-        # as in 770 of one model's MultiCodeIF answers, whose code starts at column 0)
-        # indents nothing: taking it off the lines that have it would change the code's
-        # own indentation (two spaces to one, a tab to nothing).
-        if any(line.strip() and not line.startswith(opened["indent"]) for line in inner):
+        # A fence indented where its code is not (a stray space before the fence, as in
+        # 770 of one model's MultiCodeIF answers, whose code starts at column 0) indents
+        # nothing: taking it off the lines that have it would change the code's own
+        # indentation (two spaces to one, a tab to nothing). Only the first code line
+        # says so: in a list-indented fence, a later line at column 0 is a multi-line
+        # string's or a comment's, and CommonMark's dedent is kept (none of the 770 has
+        # its first line indented as its fence).
+        first = next((line for line in inner if line.strip()), "")
+        if not first.startswith(opened["indent"]):
             indent = 0
         body = [_dedent(line, indent) for line in inner]
         blocks.append(CodeBlock(tag, "\n".join(body), i + 2, j < len(lines)))
@@ -169,32 +218,94 @@ def code_blocks(response: str, *, scripts: bool) -> list[CodeBlock]:
 
 def markup_scripts(block: CodeBlock) -> list[CodeBlock]:
     """The `<script>` elements of a markup block holding code, as blocks tagged `ts`
-    (`lang="ts"`) or `js`; one with `src=` or a `type` that is not JavaScript holds none."""
+    (`lang="ts"`) or `js`, read as a browser reads them: one with `src=` or a `type`
+    that is not JavaScript holds none; one inside a comment, an attribute's value, a
+    `<textarea>`, `<style>`, `<template>`... is none; it ends at `</script` followed by
+    whitespace, `/` or `>`."""
     found: list[CodeBlock] = []
     text, pos = block.text, 0
     line, counted = block.first_line, 0  # newlines counted once, front to back
-    # One pass from tag to tag (each search starts past the last element's end), so a
-    # hostile block of repeated `<script` without `>` stays linear.
-    while (opened := _SCRIPT_OPEN.search(text, pos)) is not None:
-        close = text.find(">", opened.end())
-        if close < 0:
+    # One pass from tag to tag (each search starts past the last one's end, and a comment
+    # or tag left open ends the scan), so hostile markup of repeated `<script`, `<!--`
+    # or `<a x="` stays linear.
+    while (found_at := _MARKUP_NEXT.search(text, pos)) is not None:
+        if found_at[1] is not None:  # `<!--`: to `-->` (`<!-->` and `<!--->` end at once)
+            start = found_at.end()
+            if text.startswith((">", "->"), start):
+                pos = text.index(">", start) + 1
+                continue
+            ended = _COMMENT_END.search(text, start)
+            if ended is None:
+                break
+            pos = ended.end()
+            continue
+        if found_at[2] is None:  # a bogus comment: to the next `>`
+            pos = text.find(">", found_at.end()) + 1
+            if pos == 0:
+                break
+            continue
+        opened = _start_tag(text, found_at.end())
+        if opened is None:
             break
-        attributes = text[opened.end() : close]
-        ended = _SCRIPT_CLOSE.search(text, close + 1)
+        attributes, close = opened
+        name = _ascii_lower(found_at[2])
+        if name == "plaintext":  # the rest is text
+            break
+        end_tag = _TEXT_ELEMENTS.get(name)
+        if end_tag is None:
+            pos = close
+            continue
+        ended = end_tag.search(text, close)
         end = ended.start() if ended else len(text)
         pos = ended.end() if ended else len(text)
-        typed = _SCRIPT_TYPE.search(attributes)
-        if _SCRIPT_SRC.search(attributes) or (typed and typed[1].lower() not in _JS_TYPES):
+        tag = _script_language(attributes) if name == "script" else None
+        if tag is None:
             continue
-        body = text[close + 1 : end]
-        line += text.count("\n", counted, close + 1)
-        counted = close + 1
+        body = text[close:end]
+        line += text.count("\n", counted, close)
+        counted = close
         first_line = line
         if body.startswith("\n"):
             body, first_line = body[1:], first_line + 1
-        tag = "ts" if _SCRIPT_LANG.search(attributes) else "js"
         found.append(CodeBlock(tag, body.rstrip(), first_line, ended is not None))
     return found
+
+
+def _start_tag(text: str, pos: int) -> tuple[dict[str, str], int] | None:
+    """The attributes (names in lower case, the first of a name kept) of the start tag
+    whose name ends at `pos`, and the position past its `>`; None when it never ends."""
+    attributes: dict[str, str] = {}
+    while (part := _ATTRIBUTE.match(text, pos)) is not None:
+        pos = part.end()
+        if part[1] is None:
+            return attributes, pos
+        value = part[2] or ""
+        if value[:1] in ("'", '"'):
+            value = value[1:-1]  # a quote left open runs to the end: never returned
+        attributes.setdefault(_ascii_lower(part[1]), value)
+    return None
+
+
+def _script_language(attributes: dict[str, str]) -> str | None:
+    """`js` or `ts` for a script element with these attributes whose content runs (the
+    `lang` of a component's script says TypeScript), None when it holds no code: it has
+    `src`, or a `type` (or old `language`) that is not JavaScript. A type's parameters
+    (`; charset=utf-8`) are let pass, as models write them."""
+    if "src" in attributes:
+        return None
+    kind = attributes.get("type")
+    if kind is None and attributes.get("language"):
+        kind = "text/" + attributes["language"]
+    essence = _ascii_lower((kind or "").partition(";")[0].strip(" \t\n\f\r"))
+    if essence and essence not in _JS_TYPES:
+        return None
+    return "ts" if _ascii_lower(attributes.get("lang", "").strip()) in _TS_LANGS else "js"
+
+
+def _ascii_lower(name: str) -> str:
+    """`name` in lower case as HTML folds it: ASCII letters only (Python's `lower` turns
+    the Kelvin sign into "k")."""
+    return name.translate(_ASCII_LOWER)
 
 
 def _tag(info: str) -> str:
