@@ -17,6 +17,7 @@ a library's global, a name the module reads but never binds.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Final, Literal
 from pytest_codeif.code.js_tree import JsModule
 
 if TYPE_CHECKING:
-    from ast_grep_py import SgNode
+    from ast_grep_py import Rule, SgNode
 
 ImportKind = Literal["import", "export-from", "import-require", "require", "dynamic-import"]
 _NODE_PREFIX: Final = "node:"
@@ -144,22 +145,45 @@ _BROWSER_GLOBALS: Final[dict[str, tuple[str, ...]]] = {
     "@tensorflow/tfjs": ("tf",),
 }
 _IDENTIFIER: Final = re.compile(r"[A-Za-z_$][\w$]*")
-#: Nodes whose identifiers below them are bound names (a declaration's pattern, a
-#: parameter list, an import clause, a catch parameter).
-_BINDERS: Final = (
-    "variable_declarator",
-    "formal_parameters",
-    "import_clause",
-    "import_require_clause",
-    "catch_clause",
+#: Nodes that bind names, and the field holding them (None: the whole node). A
+#: parameter's default value, or a destructuring default, counts as bound too, which can
+#: only rule a global out, never in.
+_BINDING_FIELD: Final[dict[str, str | None]] = {
+    "variable_declarator": "name",
+    "formal_parameters": None,
+    "import_clause": None,
+    "import_require_clause": None,
+    "catch_clause": "parameter",
+    # `_ => _.id`, `async axios => ...`: the single unparenthesised parameter.
+    "arrow_function": "parameter",
+    # `for (const axios of clients)`, `for (k in o)`: also without a declaration.
+    "for_in_statement": "left",
+    "function_declaration": "name",
+    "generator_function_declaration": "name",
+    "function_expression": "name",
+    "generator_function": "name",
+    "class_declaration": "name",
+    "abstract_class_declaration": "name",
+    "class": "name",
+    # TypeScript: `enum axios`, `namespace axios` (`a.b`: binds `a`), `module axios`,
+    # `declare function axios()`.
+    "enum_declaration": "name",
+    "internal_module": "name",
+    "module": "name",
+    "function_signature": "name",
+}
+#: An assignment defines its target here (`axios = fake`, `({ axios } = deps)`,
+#: `axios ??= fake`): the name is then not the library's.
+_ASSIGNMENTS: Final = ("assignment_expression", "augmented_assignment_expression")
+#: Assignment targets whose identifiers are all assigned names.
+_ASSIGNED_KINDS: Final = frozenset(
+    {"identifier", "object_pattern", "array_pattern", "parenthesized_expression"}
 )
-_NAMED: Final = (
-    "function_declaration",
-    "generator_function_declaration",
-    "class_declaration",
-    "abstract_class_declaration",
-    "function_expression",
-    "class",
+#: Objects a property set on defines a global (`globalThis.axios = ...`, `window.$ = ...`).
+_GLOBAL_OBJECTS: Final = frozenset({"globalThis", "window", "self", "global"})
+_BOUND_KINDS: Final = (
+    "identifier",
+    "shorthand_property_identifier_pattern",
 )
 
 
@@ -175,24 +199,22 @@ def browser_globals(package: str) -> tuple[str, ...]:
 def browser_global_reads(module: JsModule, names: tuple[str, ...]) -> Iterator[tuple[str, int]]:
     """(name, line) for each read of one of `names` as a global in `module`: called,
     constructed or with a member read (`rxjs.operators`, `$(...)`, `new Vue(...)`), and
-    bound nowhere in the module (no declaration, parameter, import or catch of it,
-    counted over the whole file, so a local binding anywhere rules the name out)."""
+    bound nowhere in the module (see `bound_names`: counted over the whole file, so a
+    local binding anywhere rules the name out).
+
+    Conservative where it cannot know: a name that may be bound counts as bound, since a
+    bound name can only make `require` fail. So a module that mentions `eval` (which may
+    declare any name) reads no global, and a read inside `with (deps) { ... }` (whose
+    object may hold the name) is not counted. Read as the library's still, because no
+    reading short of running the code tells them apart: a read guarded by `typeof axios`
+    and a read in dead code (`if (false)`)."""
     wanted = set(names)
     if not wanted:
         return
-    bound: set[str] = set()
-    for binder in module.nodes(*_BINDERS):
-        field = _BINDING_FIELD.get(binder.kind())
-        target = binder.field(field) if field is not None else binder
-        if target is not None:
-            bound.update(n.text() for n in module.nodes(*_BOUND_KINDS, within=target))
-    for named in module.nodes(*_NAMED):
-        name = named.field("name")
-        if name is not None:
-            bound.add(name.text())
-    free = wanted - bound
-    if not free:
+    free = wanted - bound_names(module)
+    if not free or module.root.find(any=_EVAL) is not None:
         return
+    hidden = _with_bodies(module)
     for node in module.nodes("identifier"):
         text = node.text()
         if text not in free:
@@ -206,17 +228,92 @@ def browser_global_reads(module: JsModule, names: tuple[str, ...]) -> Iterator[t
             or (kind == "call_expression" and _is_field(parent, "function", node))
             or (kind == "new_expression" and _is_field(parent, "constructor", node))
         )
-        if read:
+        if read and not _inside(hidden, node.range().start.index):
             yield text, module.line_of(node)
 
 
-#: Where a binder's bound names are (the whole node when not listed): a parameter's
-#: default value counts as bound too, which can only rule a global out, never in.
-_BINDING_FIELD: Final = {"variable_declarator": "name", "catch_clause": "parameter"}
-_BOUND_KINDS: Final = (
-    "identifier",
-    "shorthand_property_identifier_pattern",
-)
+def bound_names(module: JsModule) -> set[str]:
+    """Every name `module` binds or defines anywhere: declarations, parameters (an
+    arrow's bare one too), `for` heads, imports, catch parameters, function, class, enum
+    and namespace names, assignments (`axios = fake`, `({ axios } = deps)`) and
+    properties set on the global object (`globalThis.axios = ...`, `window.$ = ...`).
+
+    Linear in the module's size: each binding subtree is searched once, and a binding
+    subtree inside one already searched (a parameter default holding a function with
+    parameters of its own, nested ninety deep) is skipped, its names found already."""
+    bound: set[str] = set()
+    subtrees: list[tuple[int, int, SgNode]] = []
+    for binder in module.nodes(*_BINDING_FIELD, *_ASSIGNMENTS):
+        target = _binding_target(binder, bound)
+        if target is None:
+            continue
+        if target.kind() == "identifier" or target.is_leaf():
+            bound.add(target.text())  # the common case: no search needed
+            continue
+        span = target.range()
+        subtrees.append((span.start.index, -span.end.index, target))
+    reach = -1  # end of the last subtree searched: subtrees nest or are disjoint
+    for start, negative_end, target in sorted(subtrees, key=lambda t: (t[0], t[1])):
+        if start < reach:
+            continue
+        reach = -negative_end
+        bound.update(n.text() for n in module.nodes(*_BOUND_KINDS, within=target))
+    return bound
+
+
+def _binding_target(binder: SgNode, bound: set[str]) -> SgNode | None:
+    """The subtree of `binder` holding the names it binds; a property set on the global
+    object is added to `bound` directly (its object is read, not bound)."""
+    kind = binder.kind()
+    if kind not in _ASSIGNMENTS:
+        field = _BINDING_FIELD[kind]
+        return binder if field is None else binder.field(field)
+    left = binder.field("left")
+    if left is None:
+        return None
+    if left.kind() in _ASSIGNED_KINDS:
+        return left
+    # `axios.defaults.baseURL = ...` reads the global: only `window.$ = ...` defines one.
+    target = left.field("object")
+    if target is None or target.kind() != "identifier" or target.text() not in _GLOBAL_OBJECTS:
+        return None
+    if left.kind() == "member_expression":
+        name = left.field("property")
+        if name is not None:
+            bound.add(name.text())
+    elif left.kind() == "subscript_expression":
+        index = left.field("index")
+        text = _literal(index) if index is not None else None
+        if text is not None:
+            bound.add(text)
+    return None
+
+
+#: `eval` called directly, indirectly (`(0, eval)(...)`) or as `window.eval`.
+_EVAL: Final[list[Rule]] = [
+    {"kind": "identifier", "regex": "^eval$"},
+    {"kind": "property_identifier", "regex": "^eval$"},
+]
+
+
+def _with_bodies(module: JsModule) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the outermost `with` statements' bodies, in order."""
+    spans: list[tuple[int, int]] = []
+    for statement in module.nodes("with_statement"):
+        body = statement.field("body")
+        if body is None:
+            continue
+        span = body.range()
+        if spans and span.start.index < spans[-1][1]:
+            continue  # inside the previous body: document order, nested or disjoint
+        spans.append((span.start.index, span.end.index))
+    return spans
+
+
+def _inside(spans: list[tuple[int, int]], index: int) -> bool:
+    """Whether offset `index` falls in one of the sorted, disjoint `spans`."""
+    at = bisect.bisect_right(spans, (index, float("inf"))) - 1
+    return at >= 0 and spans[at][0] <= index < spans[at][1]
 
 
 def _is_field(parent: SgNode, field: str, node: SgNode) -> bool:
