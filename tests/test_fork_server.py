@@ -152,3 +152,38 @@ def test_the_process_backend_has_no_server(tmp_path: Path) -> None:
         assert pool.servers is None
     finally:
         engine.close()
+
+
+def test_a_server_that_cannot_start_leaves_no_socket_behind(tmp_path: Path) -> None:
+    """A fork server whose command cannot start (here: no such program) is a start
+    failure, and its end of the control socket is closed at once: left to the garbage
+    collector, it warned (ResourceWarning) inside whatever item ran then, which
+    `-W error` made that item's error (seen in CI as a random invalid task's teardown)."""
+    import gc  # noqa: PLC0415 - this test alone collects
+    import sys  # noqa: PLC0415
+
+    from pytest_codeif.sandbox.fork_server import ForkServer, ServerFailed  # noqa: PLC0415
+    from pytest_codeif.sandbox.process import Limits  # noqa: PLC0415
+
+    class NoProgram:
+        """An isolation whose server command names a program that does not exist."""
+
+        as_nobody = False
+
+        def server_command(self, argv: list[str], shared: Path, env: dict[str, str]) -> list[str]:
+            return [str(tmp_path / "no-such-sandbox"), *argv]
+
+    server = ForkServer(NoProgram(), tmp_path, tmp_path / "server.log")  # type: ignore[arg-type]
+    unraisable: list[str] = []
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda found: unraisable.append(repr(found.object))
+    try:
+        with pytest.raises(ServerFailed) as failed:
+            server.run(["x.py"], tmp_path / "code", tmp_path / "io", Limits(), files={})
+        at_start = failed.value.at_start
+        del server, failed  # the exception's frames held the socket too
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    assert at_start
+    assert unraisable == []

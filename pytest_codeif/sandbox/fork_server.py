@@ -91,26 +91,30 @@ class ForkServer:
         # namespace, pytest's own (the only one there is).
         self.uid = SLOTS.acquire(self.isolation) if self.isolation.as_nobody else os.getuid()
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        env = scrubbed_env()
-        spec = {
-            **interpreter_spec(env),
-            "control": theirs.fileno(),
-            "shared": str(self.shared),
-            "stash": SERVER_STASH,
-            "tmp_binds": python_dirs_in_tmp(),
-        }
-        cmd = self.isolation.server_command(serve_argv(spec), self.shared, env)
-        self.log.parent.mkdir(parents=True, exist_ok=True)
-        with theirs, self.log.open("ab") as log:
-            self._proc = subprocess.Popen(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=log,
-                stderr=log,
-                pass_fds=(theirs.fileno(),),
-                start_new_session=True,
-            )
+        # Ours is the server's from here on, so that `close` closes it whatever fails
+        # below: a socket left to the garbage collector warns (ResourceWarning) in
+        # whatever code runs then, which `-W error` turns into another item's error.
         self._control = ours
+        with theirs:
+            env = scrubbed_env()
+            spec = {
+                **interpreter_spec(env),
+                "control": theirs.fileno(),
+                "shared": str(self.shared),
+                "stash": SERVER_STASH,
+                "tmp_binds": python_dirs_in_tmp(),
+            }
+            cmd = self.isolation.server_command(serve_argv(spec), self.shared, env)
+            self.log.parent.mkdir(parents=True, exist_ok=True)
+            with self.log.open("ab") as log:
+                self._proc = subprocess.Popen(
+                    cmd,
+                    stdin=subprocess.DEVNULL,
+                    stdout=log,
+                    stderr=log,
+                    pass_fds=(theirs.fileno(),),
+                    start_new_session=True,
+                )
         reply = self._reply(START_SECONDS)
         if "ready" not in reply:
             raise ServerFailed(f"the fork server did not start: {reply}")
@@ -150,6 +154,9 @@ class ForkServer:
             except (ServerFailed, OSError, ValueError) as exc:
                 self.close()
                 raise ServerFailed(str(exc), at_start=True) from exc
+            except BaseException:
+                self.close()  # its socket and process, whatever stopped the start
+                raise
         try:
             return self._run(
                 args,
