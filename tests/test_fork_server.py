@@ -5,9 +5,11 @@ run it failed is run again on the one-process path."""
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import signal
+import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,7 +21,9 @@ from pytest_codeif.checks.builtin import builtin_registry
 from pytest_codeif.engine.engine import Engine
 from pytest_codeif.engine.functional_pool import FunctionalPool
 from pytest_codeif.outcome import FunctionalOutcome
+from pytest_codeif.sandbox.fork_server import ForkServer, ServerFailed
 from pytest_codeif.sandbox.isolation import choose_isolation
+from pytest_codeif.sandbox.process import Limits
 from pytest_codeif.taskfile.model import Task
 from pytest_codeif.taskfile.parse import parse_task_file
 from pytest_codeif.taskfile.yamlload import load_task_yaml
@@ -159,11 +163,6 @@ def test_a_server_that_cannot_start_leaves_no_socket_behind(tmp_path: Path) -> N
     failure, and its end of the control socket is closed at once: left to the garbage
     collector, it warned (ResourceWarning) inside whatever item ran then, which
     `-W error` made that item's error (seen in CI as a random invalid task's teardown)."""
-    import gc  # noqa: PLC0415 - this test alone collects
-    import sys  # noqa: PLC0415
-
-    from pytest_codeif.sandbox.fork_server import ForkServer, ServerFailed  # noqa: PLC0415
-    from pytest_codeif.sandbox.process import Limits  # noqa: PLC0415
 
     class NoProgram:
         """An isolation whose server command names a program that does not exist."""
